@@ -1,0 +1,50 @@
+/*
+ * The connection state machine. A connection is driven by hd_conn_process()
+ * until it needs the socket to become readable or writable; the MPM then
+ * waits for that (poll in a thread, or an event loop) and calls it again.
+ * The same code serves every MPM.
+ */
+#ifndef HD_CONNECTION_H
+#define HD_CONNECTION_H
+
+#include "hd.h"
+#include "request.h"
+
+#include <signal.h>
+
+/**
+ * Set by the MPM when the process is stopping gracefully: responses in
+ * progress finish, but no connection is kept alive afterwards.
+ */
+extern volatile sig_atomic_t hd_stop_keepalive;
+
+/**
+ * Creates a connection for the accepted, non-blocking socket @p fd in a new
+ * pool. @p local is the listener's address (avoids a getsockname call).
+ */
+hd_conn_t *hd_conn_create(hd_server_t *s, int fd, const struct sockaddr *peer, socklen_t peer_len,
+                          const struct sockaddr *local, socklen_t local_len);
+
+/** Drives the connection as far as it can go without blocking. */
+hd_conn_want_t hd_conn_process(hd_conn_t *c);
+
+/** Milliseconds until the current wait times out (0 if already due). */
+int hd_conn_timeout_ms(const hd_conn_t *c);
+
+/** The wait timed out: answers 408 if a request was partly read, then closes. */
+hd_conn_want_t hd_conn_timed_out(hd_conn_t *c);
+
+/** Closes the socket, finishes any request (logs) and frees the connection. */
+void hd_conn_close(hd_conn_t *c);
+
+/**
+ * Serves @p c to the end with blocking waits (poll): for MPMs that give a
+ * thread or process to each connection. @p on_idle runs before each
+ * keep-alive wait (flushing buffered logs); may be NULL.
+ */
+void hd_conn_serve(hd_conn_t *c, void (*on_idle)(hd_server_t *s));
+
+/** Runs every loaded module's flush hook (buffered logs). */
+void hd_modules_flush(hd_server_t *s);
+
+#endif
