@@ -413,12 +413,8 @@ static void finish_request(hd_conn_t *c)
             m->log_transaction(r);
         }
     }
-    hd_sb_worker_t *slot = hd_sb_current();
-    if (slot != NULL) {
-        slot->access_count++;
-        slot->bytes_served += (uint64_t)r->bytes_sent;
-        slot->conn_count++;
-    }
+    hd_sb_request_done(r->status, (uint64_t)r->bytes_sent,
+                       (uint64_t)(hd_now_mono_us() - r->start_mono_us));
     c->requests++;
     c->r = NULL;
     c->out = NULL;
@@ -566,6 +562,17 @@ void hd_modules_flush(hd_server_t *s)
     {
         if (m->flush != NULL) {
             m->flush(s);
+        }
+    }
+}
+
+void hd_modules_master_tick(hd_server_t *s)
+{
+    hd_module_t *m;
+    HD_FOR_EACH_LOADED_MODULE(s, m)
+    {
+        if (m->master_tick != NULL) {
+            m->master_tick(s);
         }
     }
 }

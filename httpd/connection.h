@@ -47,4 +47,7 @@ void hd_conn_serve(hd_conn_t *c, void (*on_idle)(hd_server_t *s));
 /** Runs every loaded module's flush hook (buffered logs). */
 void hd_modules_flush(hd_server_t *s);
 
+/** Runs every loaded module's master_tick hook; MPM masters call it once a second. */
+void hd_modules_master_tick(hd_server_t *s);
+
 #endif

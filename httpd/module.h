@@ -30,6 +30,8 @@ struct hd_module {
     void (*child_init)(hd_server_t *s);
     /** Before a child or thread exits, and at idle points: flush buffers. */
     void (*flush)(hd_server_t *s);
+    /** In the master, once a second (every MPM calls it): sampling. */
+    void (*master_tick)(hd_server_t *s);
 
     /** Access control: HD_OK, HD_DECLINED, or an HTTP status. */
     int (*access_checker)(hd_request_t *r);

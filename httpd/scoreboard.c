@@ -73,6 +73,19 @@ void hd_sb_set_state(char state)
     }
 }
 
+void hd_sb_request_done(int status, uint64_t bytes, uint64_t duration_us)
+{
+    hd_sb_worker_t *slot = current_slot;
+    if (slot == NULL) {
+        return;
+    }
+    slot->access_count++;
+    slot->bytes_served += bytes;
+    slot->conn_count++;
+    (void)status;
+    (void)duration_us;
+}
+
 void hd_sb_letters(char *out, size_t size)
 {
     size_t n = 0;

@@ -39,6 +39,8 @@ typedef struct {
     uint64_t sys[HD_SYS_NKINDS];    /**< syscall counters, see sys.h */
     uint64_t pool_sys_allocs;
     uint64_t pool_sys_bytes;
+    uint64_t lock_waits;            /**< times the worker waited for the accept lock or queue */
+    uint64_t lock_wait_us;          /**< time spent waiting there */
     struct timespec last_used;
     char client[48];
     char request[128];
@@ -88,6 +90,12 @@ void hd_sb_bind_worker(hd_sb_worker_t *slot);
 hd_sb_worker_t *hd_sb_current(void);
 /** Sets the calling worker's state (no-op without a slot). */
 void hd_sb_set_state(char state);
+
+/**
+ * Records a finished request in the calling worker's slot (no syscall):
+ * counts, bytes, status class, duration.
+ */
+void hd_sb_request_done(int status, uint64_t bytes, uint64_t duration_us);
 
 /** Renders the state letters of every slot into @p out (size workers + 1). */
 void hd_sb_letters(char *out, size_t size);

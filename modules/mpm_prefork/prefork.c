@@ -393,10 +393,8 @@ static void maintain_spares(hd_server_t *s)
         hd_kill(children[idle_slot].pid, SIGUSR1);
         spawn_rate = 1;
     } else if (idle < c->min_spare && total < c->max_workers) {
+        /* Apache's rule: 1, 2, 4 ... 32 children a second while short of spares. */
         int n = spawn_rate;
-        if (n > c->min_spare - idle) {
-            n = c->min_spare - idle;
-        }
         for (int i = 0; i < n && count_children() < c->server_limit && total < c->max_workers;
              i++, total++) {
             int slot = find_free_slot(c->server_limit);
@@ -509,6 +507,7 @@ static hd_mpm_exit_t run(hd_server_t *s)
             return HD_MPM_GRACEFUL;
         }
         if (hd_now_mono_us() >= next_maintenance) {
+            hd_modules_master_tick(s);
             maintain_spares(s);
             next_maintenance = hd_now_mono_us() + 1000000;
         }
