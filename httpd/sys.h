@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <sys/epoll.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/sendfile.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -317,6 +318,18 @@ static inline int hd_getsockopt(int fd, int level, int name, void *val, socklen_
 {
     HD_SYS_COUNT(HD_SYS_OTHER);
     return getsockopt(fd, level, name, val, len);
+}
+
+static inline int hd_getrlimit(int resource, struct rlimit *rl)
+{
+    HD_SYS_COUNT(HD_SYS_OTHER);
+    return getrlimit(resource, rl);
+}
+
+static inline int hd_setrlimit(int resource, const struct rlimit *rl)
+{
+    HD_SYS_COUNT(HD_SYS_OTHER);
+    return setrlimit(resource, rl);
 }
 
 /** Writes all of @p buf, retrying on EINTR and short writes (blocking fds only). */
