@@ -11,6 +11,7 @@ extern hd_module_t hd_authz_core_module;
 extern hd_module_t hd_mime_module;
 extern hd_module_t hd_dir_module;
 extern hd_module_t hd_log_config_module;
+extern hd_module_t hd_status_module;
 extern hd_module_t hd_mpm_prefork_module;
 
 hd_module_t *const hd_builtin_modules[] = {
@@ -19,6 +20,7 @@ hd_module_t *const hd_builtin_modules[] = {
     &hd_mime_module,
     &hd_dir_module,
     &hd_log_config_module,
+    &hd_status_module,
     &hd_mpm_prefork_module,
     NULL,
 };
