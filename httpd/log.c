@@ -7,6 +7,8 @@
  */
 #include "log.h"
 
+#include "ids.h"
+
 /* before sys.h, which uses rename() without including <stdio.h> */
 #include <errno.h>
 #include <pthread.h>
@@ -32,41 +34,6 @@ static const char month_names[12][4] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun"
 /* Set while reading the configuration, before workers run; read-only after. */
 static int log_fd = STDERR_FILENO;
 static int log_level = HD_LOG_WARNING;
-
-/*
- * getpid and gettid are real system calls; they are cached per thread and
- * the cache is invalidated in a forked child through a generation number
- * that only the child's atfork handler changes.
- */
-static unsigned fork_generation = 1;
-static __thread unsigned ids_generation;
-static __thread pid_t cached_pid;
-static __thread pid_t cached_tid;
-static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
-
-static void forked_child(void)
-{
-    fork_generation++;
-}
-
-static void register_atfork(void)
-{
-    pthread_atfork(NULL, NULL, forked_child);
-}
-
-static void current_ids(pid_t *pid, pid_t *tid)
-{
-    pthread_once(&atfork_once, register_atfork);
-    if (ids_generation != fork_generation) {
-        HD_SYS_COUNT(HD_SYS_OTHER);
-        cached_pid = getpid();
-        HD_SYS_COUNT(HD_SYS_OTHER);
-        cached_tid = gettid();
-        ids_generation = fork_generation;
-    }
-    *pid = cached_pid;
-    *tid = cached_tid;
-}
 
 int hd_log_level_parse(const char *name)
 {
@@ -107,7 +74,6 @@ int hd_log_open(const char *path, int level)
     }
     log_fd = fd;
     hd_log_set_level(level);
-    pthread_once(&atfork_once, register_atfork);
     return HD_OK;
 }
 
@@ -187,7 +153,8 @@ void hd_log_verror(int level, const char *module, const char *client, const char
     if (level > log_level) {
         return;
     }
-    current_ids(&pid, &tid);
+    pid = hd_pid();
+    tid = hd_tid();
     /* the prefix is well under the line size: snprintf cannot truncate it */
     len = format_time(line, sizeof(line));
     len += (size_t)snprintf(line + len, sizeof(line) - len, "[%s:%s] [pid %d:tid %d] ",

@@ -6,6 +6,8 @@
  */
 #include "log_format.h"
 
+#include "ids.h"
+
 #include "core.h"
 #include "date.h"
 #include "pool.h"
@@ -498,40 +500,6 @@ static int canonical_port(const hd_request_t *r)
     return r->c ? r->c->local_port : 0;
 }
 
-/*
- * getpid and gettid are real system calls: cached per thread, and the cache
- * is invalidated in a forked child by a generation number that only the
- * child's atfork handler changes (as log.c does, whose "tid" %{tid}P matches).
- */
-static unsigned fork_generation = 1;
-static __thread unsigned ids_generation;
-static __thread pid_t cached_pid;
-static __thread pid_t cached_tid;
-static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
-
-static void forked_child(void)
-{
-    fork_generation++;
-}
-
-static void register_atfork(void)
-{
-    pthread_atfork(NULL, NULL, forked_child);
-}
-
-static pid_t current_id(bool tid)
-{
-    pthread_once(&atfork_once, register_atfork);
-    if (ids_generation != fork_generation) {
-        HD_SYS_COUNT(HD_SYS_OTHER);
-        cached_pid = getpid();
-        HD_SYS_COUNT(HD_SYS_OTHER);
-        cached_tid = gettid();
-        ids_generation = fork_generation;
-    }
-    return tid ? cached_tid : cached_pid;
-}
-
 /* Formatting local time costs a localtime_r: done once a second per thread. */
 static __thread struct {
     time_t sec;
@@ -727,10 +695,10 @@ static void render_item(out_t *o, const item_t *it, const hd_request_t *r, int64
         break;
     case IT_PID:
         if (it->sub == ID_HEXTID) {
-            n = snprintf(tmp, sizeof(tmp), "%x", (unsigned)current_id(true));
+            n = snprintf(tmp, sizeof(tmp), "%x", (unsigned)hd_tid());
             put(o, tmp, (size_t)n);
         } else {
-            put_i64(o, current_id(it->sub == ID_TID));
+            put_i64(o, it->sub == ID_TID ? hd_tid() : hd_pid());
         }
         break;
     case IT_QUERY:
