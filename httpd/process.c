@@ -4,6 +4,7 @@
  */
 #include "process.h"
 
+#include "connection.h"
 #include "log.h"
 #include "sys.h"
 
@@ -78,12 +79,15 @@ void hd_master_wait(int timeout_ms)
     hd_ppoll(NULL, 0, &ts, &wait_mask);
 }
 
+/* Either way no connection is kept alive after its current response. */
 static void child_handler(int sig)
 {
     if (sig == SIGTERM || sig == SIGINT) {
         hd_child_die = 1;
+        hd_stop_keepalive = 1;
     } else if (sig == SIGUSR1) {
         hd_child_graceful = 1;
+        hd_stop_keepalive = 1;
     }
 }
 
