@@ -10,7 +10,9 @@ cd "$(dirname "$0")"
 root=$(pwd)
 
 packages="build-essential cmake pkg-config git libssl-dev libpcre2-dev zlib1g-dev
-python3 python3-pytest curl wrk apache2 nginx procps strace valgrind"
+python3 python3-pytest curl wrk apache2 nginx procps strace valgrind
+chromium linux-perf prometheus-apache-exporter python3-jsonschema python3-prometheus-client
+iproute2 util-linux"
 
 install_packages() {
     missing=""

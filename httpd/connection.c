@@ -28,6 +28,16 @@
 
 volatile sig_atomic_t hd_stop_keepalive;
 
+/*
+ * hd_stop_keepalive is set by a signal handler (process.c) or by an MPM's
+ * main thread and read by worker threads: an atomic load keeps that a
+ * defined (and sanitizer-clean) read.
+ */
+static bool stopping(void)
+{
+    return __atomic_load_n(&hd_stop_keepalive, __ATOMIC_RELAXED) != 0;
+}
+
 static int64_t now_ms(void)
 {
     return hd_now_mono_us() / 1000;
@@ -178,7 +188,7 @@ static void queue_response(hd_conn_t *c)
 {
     hd_request_t *r = c->r;
     const hd_core_server_conf_t *sc = hd_core_sconf(c->server);
-    bool ka = sc->keepalive && !c->close_after && !hd_stop_keepalive &&
+    bool ka = sc->keepalive && !c->close_after && !stopping() &&
               (r->proto_num >= 1001 || c->keepalive) &&
               (sc->max_keepalive_requests == 0 ||
                c->requests + 1 < (unsigned)sc->max_keepalive_requests);
@@ -244,6 +254,7 @@ static void head_done(hd_conn_t *c)
 
     int rv = hd_request_from_head(r, &close_after);
     c->close_after = close_after;
+    hd_sb_request_start(r); /* ExtendedStatus: request line and client into the slot */
     compact_input(c); /* the request holds copies of everything it needs */
     if (rv == HD_OK && r->method == HD_M_OTHER) {
         rv = 501;
@@ -292,6 +303,11 @@ static int read_head(hd_conn_t *c)
                 return CONN_CONTINUE;
             }
             if (n < 0) {
+                if (c->requests > 0 && stopping()) {
+                    /* Idle, and no request came: close now. */
+                    c->state = HD_CONN_CLOSED;
+                    return CONN_CONTINUE;
+                }
                 if (c->requests > 0) {
                     c->state = HD_CONN_KEEPALIVE;
                     set_deadline(c, sc->keepalive_timeout_ms);
@@ -488,10 +504,12 @@ hd_conn_want_t hd_conn_process(hd_conn_t *c)
         int w;
         switch (c->state) {
         case HD_CONN_KEEPALIVE:
-            if (hd_stop_keepalive) {
-                c->state = HD_CONN_CLOSED;
-                continue;
-            }
+            /*
+             * Even when stopping, a request that has already arrived is
+             * served (its response says close): the client sent it on an
+             * open connection and would see it dropped unanswered. read_head
+             * closes the connection if nothing is there.
+             */
             c->state = HD_CONN_READ_HEAD;
             /* fall through */
         case HD_CONN_READ_HEAD:
@@ -598,7 +616,7 @@ void hd_conn_serve(hd_conn_t *c, void (*on_idle)(hd_server_t *s))
             }
             w = hd_conn_timed_out(c);
         } else if (errno == EINTR) {
-            if (hd_stop_keepalive && c->state == HD_CONN_KEEPALIVE) {
+            if (stopping() && c->state == HD_CONN_KEEPALIVE) {
                 break;
             }
         } else {

@@ -1,6 +1,6 @@
 /*
  * The syscall layer's out-of-line parts: kind names, the per-thread counter
- * pointer and a write loop for blocking descriptors.
+ * pointer, a write loop for blocking descriptors, and counted locks.
  */
 /* sys.h uses rename() without <stdio.h> */
 #include <stdio.h>
@@ -8,6 +8,9 @@
 #include "sys.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <sys/syscall.h>
 
 const char *const hd_sys_kind_names[HD_SYS_NKINDS] = {
     [HD_SYS_ACCEPT] = "accept",       [HD_SYS_READ] = "read",
@@ -64,4 +67,90 @@ ssize_t hd_write_full(int fd, const void *buf, size_t n)
         left -= (size_t)w;
     }
     return (ssize_t)n;
+}
+
+static long futex_wait(uint32_t *addr, uint32_t val, const struct timespec *until)
+{
+    HD_SYS_COUNT(HD_SYS_OTHER);
+    /* WAIT_BITSET takes an absolute CLOCK_MONOTONIC time, as the MPMs' deadlines are */
+    return syscall(SYS_futex, addr, FUTEX_WAIT_BITSET_PRIVATE, val, until, NULL,
+                   FUTEX_BITSET_MATCH_ANY);
+}
+
+static void futex_wake(uint32_t *addr, int n)
+{
+    HD_SYS_COUNT(HD_SYS_OTHER);
+    syscall(SYS_futex, addr, FUTEX_WAKE_PRIVATE, n, NULL, NULL, 0);
+}
+
+static uint32_t cas(uint32_t *p, uint32_t expected, uint32_t desired)
+{
+    __atomic_compare_exchange_n(p, &expected, desired, false, __ATOMIC_ACQUIRE,
+                                __ATOMIC_RELAXED);
+    return expected; /* the value that was there */
+}
+
+bool hd_mutex_trylock(hd_mutex_t *m)
+{
+    return cas(&m->state, 0, 1) == 0;
+}
+
+/* Takes the mutex marked as contended: whoever unlocks it must wake. */
+static void lock_contended(hd_mutex_t *m)
+{
+    while (__atomic_exchange_n(&m->state, 2, __ATOMIC_ACQUIRE) != 0) {
+        futex_wait(&m->state, 2, NULL);
+    }
+}
+
+void hd_mutex_lock(hd_mutex_t *m)
+{
+    uint32_t c = cas(&m->state, 0, 1);
+    if (c == 0) {
+        return;
+    }
+    if (c != 2) {
+        c = __atomic_exchange_n(&m->state, 2, __ATOMIC_ACQUIRE);
+    }
+    while (c != 0) {
+        futex_wait(&m->state, 2, NULL);
+        c = __atomic_exchange_n(&m->state, 2, __ATOMIC_ACQUIRE);
+    }
+}
+
+void hd_mutex_unlock(hd_mutex_t *m)
+{
+    if (__atomic_fetch_sub(&m->state, 1, __ATOMIC_RELEASE) != 1) {
+        __atomic_store_n(&m->state, 0, __ATOMIC_RELEASE);
+        futex_wake(&m->state, 1);
+    }
+}
+
+int hd_cond_wait_until(hd_cond_t *c, hd_mutex_t *m, const struct timespec *until)
+{
+    uint32_t seq = __atomic_load_n(&c->seq, __ATOMIC_SEQ_CST);
+    __atomic_fetch_add(&c->waiters, 1, __ATOMIC_SEQ_CST);
+    hd_mutex_unlock(m);
+    long r = futex_wait(&c->seq, seq, until);
+    int timed_out = r < 0 && errno == ETIMEDOUT;
+    __atomic_fetch_sub(&c->waiters, 1, __ATOMIC_SEQ_CST);
+    /* other waiters may be queued on the mutex behind us: take it as contended */
+    lock_contended(m);
+    return timed_out ? ETIMEDOUT : 0;
+}
+
+void hd_cond_signal(hd_cond_t *c)
+{
+    __atomic_fetch_add(&c->seq, 1, __ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&c->waiters, __ATOMIC_SEQ_CST) > 0) {
+        futex_wake(&c->seq, 1);
+    }
+}
+
+void hd_cond_broadcast(hd_cond_t *c)
+{
+    __atomic_fetch_add(&c->seq, 1, __ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&c->waiters, __ATOMIC_SEQ_CST) > 0) {
+        futex_wake(&c->seq, INT_MAX);
+    }
 }

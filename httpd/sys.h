@@ -52,7 +52,15 @@ extern __thread uint64_t *hd_sys_counters;
 /** Point the calling thread's counters at @p counters (NULL: private array). */
 void hd_sys_bind_counters(uint64_t *counters);
 
+/*
+ * HD_NO_COUNTERS (cmake -DHD_NO_COUNTERS=ON) compiles the counting out; it
+ * exists only to measure what the counters cost (perf/counter_cost.sh).
+ */
+#ifdef HD_NO_COUNTERS
+#define HD_SYS_COUNT(kind) ((void)0)
+#else
 #define HD_SYS_COUNT(kind) (hd_sys_counters[(kind)]++)
+#endif
 
 static inline ssize_t hd_read(int fd, void *buf, size_t n)
 {
@@ -216,10 +224,16 @@ static inline int hd_dup2(int oldfd, int newfd)
     return dup2(oldfd, newfd);
 }
 
+/** fork(); the child counts in its own private array until it binds a slot. */
 static inline pid_t hd_fork(void)
 {
     HD_SYS_COUNT(HD_SYS_OTHER);
-    return fork();
+    pid_t pid = fork();
+    if (pid == 0) {
+        /* the parent's counters may be in shared memory (the master's) */
+        hd_sys_bind_counters(NULL);
+    }
+    return pid;
 }
 
 static inline int hd_kill(pid_t pid, int sig)
@@ -331,6 +345,55 @@ static inline int hd_setrlimit(int resource, const struct rlimit *rl)
     HD_SYS_COUNT(HD_SYS_OTHER);
     return setrlimit(resource, rl);
 }
+
+static inline pid_t hd_getpid(void)
+{
+    HD_SYS_COUNT(HD_SYS_OTHER);
+    return getpid();
+}
+
+/** The calling thread's kernel id (as in /proc/<pid>/task/<tid>). */
+static inline pid_t hd_gettid(void)
+{
+    HD_SYS_COUNT(HD_SYS_OTHER);
+    return gettid();
+}
+
+/*
+ * Locks for threads of one process whose every system call is counted: a
+ * mutex and a condition variable on futexes (Drepper's "Futexes Are Tricky"
+ * mutex), for the MPMs' queues. pthread's would make futex calls that no
+ * counter sees. A futex call is counted as "other".
+ */
+typedef struct {
+    uint32_t state;     /* 0 free, 1 locked, 2 locked and maybe waited for */
+} hd_mutex_t;
+
+typedef struct {
+    uint32_t seq;       /* bumped by every signal */
+    uint32_t waiters;
+} hd_cond_t;
+
+#define HD_MUTEX_INIT {0}
+#define HD_COND_INIT {0, 0}
+
+/** Takes @p m if it is free; true if taken. No system call. */
+bool hd_mutex_trylock(hd_mutex_t *m);
+/** Takes @p m, sleeping in the kernel only while another thread holds it. */
+void hd_mutex_lock(hd_mutex_t *m);
+/** Releases @p m; a system call only if a thread may be waiting. */
+void hd_mutex_unlock(hd_mutex_t *m);
+/**
+ * Releases @p m, waits for a signal on @p c or until the CLOCK_MONOTONIC
+ * time @p until (NULL: no limit), and takes @p m again. Returns 0, or
+ * ETIMEDOUT. May return early (spurious wake-up): callers check their
+ * condition in a loop, as with pthread_cond_wait.
+ */
+int hd_cond_wait_until(hd_cond_t *c, hd_mutex_t *m, const struct timespec *until);
+/** Wakes one waiter of @p c (a system call only if there is one). */
+void hd_cond_signal(hd_cond_t *c);
+/** Wakes every waiter of @p c. */
+void hd_cond_broadcast(hd_cond_t *c);
 
 /** Writes all of @p buf, retrying on EINTR and short writes (blocking fds only). */
 ssize_t hd_write_full(int fd, const void *buf, size_t n);

@@ -352,6 +352,28 @@ static void put_directive(FILE *f, const hd_command_t *cmd, const char *page)
     fputs("</td></tr>\n</table>\n</section>\n", f);
 }
 
+/* Hand-written pages that say more about a module than its directives do. */
+static const struct {
+    const char *module;
+    const char *href;
+    const char *text;
+} see_also[] = {
+    {"status", "../status.html",
+     "Every field of every status format (HTML, ?auto, ?json, ?metrics) is described in"},
+    {"log_config", "../logs.html", "Log formats, buffering and rotation are described in"},
+    {"core", "../configuring.html", "How configuration files are read is described in"},
+};
+
+static void put_see_also(FILE *f, const hd_module_t *m)
+{
+    for (size_t i = 0; i < sizeof(see_also) / sizeof(see_also[0]); i++) {
+        if (strcmp(see_also[i].module, m->name) == 0) {
+            fprintf(f, "<p>%s <a href=\"%s\">%s</a>.</p>\n", see_also[i].text, see_also[i].href,
+                    see_also[i].href + 3);
+        }
+    }
+}
+
 static int write_module_page(const hd_module_t *m)
 {
     char page[NAME_MAX_LEN], file[NAME_MAX_LEN + 8], tmp[4096];
@@ -378,6 +400,7 @@ static int write_module_page(const hd_module_t *m)
     fputs("</code></td></tr>\n<tr><th>Status:</th><td>", f);
     put_status(f, m);
     fputs("</td></tr>\n</table>\n", f);
+    put_see_also(f, m);
 
     size_t n;
     entry_t *v = collect(m, &n);
