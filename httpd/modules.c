@@ -13,6 +13,8 @@ extern hd_module_t hd_dir_module;
 extern hd_module_t hd_log_config_module;
 extern hd_module_t hd_status_module;
 extern hd_module_t hd_mpm_prefork_module;
+extern hd_module_t hd_mpm_worker_module;
+extern hd_module_t hd_mpm_event_module;
 
 hd_module_t *const hd_builtin_modules[] = {
     &hd_core_module,
@@ -22,6 +24,8 @@ hd_module_t *const hd_builtin_modules[] = {
     &hd_log_config_module,
     &hd_status_module,
     &hd_mpm_prefork_module,
+    &hd_mpm_worker_module,
+    &hd_mpm_event_module,
     NULL,
 };
 

@@ -150,11 +150,16 @@ def test_prefork_vs_event_context_switches_differ(tmp_path):
     if why:
         pytest.skip("mpm_event is not built yet (httpd -t with LoadModule mpm_event_module "
                     "fails: %s)" % why.splitlines()[-1][:200])
+    # Few connections at a brisk rate: a prefork child wakes once per request,
+    # while event's listener picks up several ready connections per wake-up.
     res, report = run_compare(tmp_path, "--httpd", hdtest.HTTPD_BIN, "--mpms", "prefork,event",
                               "--short", "--warmup", "0",
-                              "--phases", "parity", "--parity-rate", "2000")
+                              "--phases", "parity", "--parity-rate", "6000", "-c", "8",
+                              "--rounds", "5")
     comps = res["comparisons"]["B"]["parity"]
-    name, cs = pick(comps, "cs/req", "perf cs/req")
+    # Voluntary switches are the MPMs' own doing; involuntary ones are mostly
+    # the machine's preemption noise, which can hide the difference in the sum.
+    name, cs = pick(comps, "cs voluntary/req", "cs/req", "perf cs/req")
     if name is None:
         pytest.skip("no context-switch counts (no ?json, perf unusable)")
     assert cs["significant"], "prefork vs event: %s not different\n%s" % (name, report)
