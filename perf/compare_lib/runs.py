@@ -251,9 +251,16 @@ class Runner:
     # -- phases -------------------------------------------------------------
 
     def rounds(self, phase, rounds, segments_of):
-        """@rounds rounds of every side in turn, A B A B ..."""
+        """@rounds rounds of every side in turn, A B, B A, A B ...
+
+        Every other round runs the sides in reverse, so that whatever favours
+        the first (or last) run of a round - a machine that has just been
+        idle, caches - falls on each side equally and does not show up as a
+        difference between them.
+        """
         for rnd in range(rounds):
-            for side in self.sides:
+            order = self.sides if rnd % 2 == 0 else list(reversed(self.sides))
+            for side in order:
                 self.run(side, phase, rnd, segments_of(side))
 
     def closed_segments(self, side):
