@@ -109,11 +109,11 @@ def test_new_connection_counts_one_accept(srv):
             assert r.status == 200
             c.wait_closed(3)
     after = json.loads(srv.get("/server-status?json&history=0").body)["totals"]["syscalls"]
-    # 10 connections plus the first status request's own connection; event's
-    # listener accepts until EAGAIN, so its count is printed, not fixed here
+    # 10 connections plus the first status request's own connection. A
+    # connection can cost more than one call: EPOLLEXCLUSIVE may still wake
+    # two children (or listeners) for one connection and the loser's accept
+    # fails with EAGAIN, and event's listener accepts until EAGAIN. So the
+    # count is at least one per connection, and printed.
     accepts = after["accept"] - before["accept"]
     print("accept calls for 11 connections under %s: %d" % (hdtest.HTTPD_MPM, accepts))
-    if hdtest.HTTPD_MPM in WAIT:
-        assert accepts == 11
-    else:
-        assert accepts >= 11
+    assert accepts >= 11
