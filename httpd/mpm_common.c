@@ -34,15 +34,25 @@ int hd_mpm_accept(hd_listen_t *l, struct sockaddr_storage *peer, socklen_t *peer
     case EMFILE:
     case ENFILE:
     case ENOBUFS:
-    case ENOMEM:
-        hd_log_error(HD_LOG_ERR, log_name, "AH00069: accept: (client socket) %s",
-                     strerror(errno));
-        break;
-    default:
-        hd_log_error(HD_LOG_ERR, log_name, "AH00069: accept: %s", strerror(errno));
+    case ENOMEM: {
+        int err = errno;
+        hd_log_error(HD_LOG_ERR, log_name, "AH00069: accept: (client socket) %s", strerror(err));
+        errno = err;
         break;
     }
+    default: {
+        int err = errno;
+        hd_log_error(HD_LOG_ERR, log_name, "AH00069: accept: %s", strerror(err));
+        errno = err;
+        break;
+    }
+    }
     return -1;
+}
+
+bool hd_mpm_accept_exhausted(int err)
+{
+    return err == EMFILE || err == ENFILE || err == ENOBUFS || err == ENOMEM;
 }
 
 static bool is_wildcard(const hd_listen_t *l)
@@ -73,7 +83,7 @@ void hd_mpm_begin_stop(void)
     if (__atomic_load_n(&stop_ms, __ATOMIC_ACQUIRE) == 0) {
         int64_t now = hd_now_mono_us() / 1000;
         __atomic_store_n(&stop_ms, now > 0 ? now : 1, __ATOMIC_RELEASE);
-        hd_stop_keepalive = 1;
+        __atomic_store_n(&hd_stop_keepalive, 1, __ATOMIC_RELAXED);
     }
 }
 
@@ -99,26 +109,11 @@ int hd_mpm_idle_grace_left_ms(void)
     return left > 0 ? (int)left : 0;
 }
 
-hd_conn_want_t hd_mpm_process(hd_conn_t *c)
-{
-    /*
-     * The core closes an idle connection unread once hd_stop_keepalive is
-     * set; a client that already sent its next request would see the
-     * connection drop. Going to READ_HEAD is what the core does itself when
-     * not stopping: a request that is there gets served (and its response
-     * says close), an empty socket comes back as HD_WANT_IDLE.
-     */
-    if (c->state == HD_CONN_KEEPALIVE) {
-        c->state = HD_CONN_READ_HEAD;
-    }
-    return hd_conn_process(c);
-}
-
 void hd_mpm_serve(hd_conn_t *c, int stop_fd, int die_fd)
 {
     hd_server_t *s = c->server;
     bool signalled_here = stop_fd < 0 && die_fd < 0;
-    hd_conn_want_t w = hd_mpm_process(c);
+    hd_conn_want_t w = hd_conn_process(c);
     while (w != HD_WANT_CLOSE) {
         if (signalled_here) {
             /* prefork: the handlers only set the flags */
@@ -156,7 +151,7 @@ void hd_mpm_serve(hd_conn_t *c, int stop_fd, int die_fd)
         }
         int n = hd_poll(pfd, nfds, slice);
         if (n > 0 && pfd[0].revents != 0) {
-            w = hd_mpm_process(c);
+            w = hd_conn_process(c);
         } else if (n > 0) {
             continue; /* a pipe: look at the flags again */
         } else if (n == 0) {

@@ -22,11 +22,20 @@
 
 /**
  * Accepts one connection from @p l (non-blocking, close-on-exec). Returns the
- * fd, or -1: nothing to accept (EAGAIN), or an error worth a log line, which
- * is logged under @p log_name.
+ * fd, or -1 with errno set: nothing to accept (EAGAIN), or an error worth a
+ * log line, which is logged under @p log_name.
  */
 int hd_mpm_accept(hd_listen_t *l, struct sockaddr_storage *peer, socklen_t *peer_len,
                   const char *log_name);
+
+/**
+ * True if accept failed for lack of descriptors or memory: the listening
+ * socket stays readable, so the caller pauses accepting for
+ * HD_MPM_ACCEPT_BACKOFF_MS instead of spinning (and logging) on it.
+ */
+bool hd_mpm_accept_exhausted(int err);
+
+#define HD_MPM_ACCEPT_BACKOFF_MS 100
 
 /**
  * The local address of connection @p fd accepted on @p l: the listener's
@@ -35,13 +44,6 @@ int hd_mpm_accept(hd_listen_t *l, struct sockaddr_storage *peer, socklen_t *peer
  */
 const struct sockaddr *hd_mpm_local_addr(hd_listen_t *l, int fd, struct sockaddr_storage *buf,
                                          socklen_t *len);
-
-/**
- * hd_conn_process, except that a connection idle between requests whose
- * next request has arrived is served even once the child is stopping (with
- * "Connection: close"), instead of being dropped unread.
- */
-hd_conn_want_t hd_mpm_process(hd_conn_t *c);
 
 /**
  * Serves @p c to the end with poll waits, then closes it. A stop of the

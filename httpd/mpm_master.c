@@ -50,11 +50,6 @@ int hd_mpm_slots(void)
     return children_size;
 }
 
-pid_t hd_mpm_child_pid(int slot)
-{
-    return slot >= 0 && slot < children_size ? children[slot].pid : 0;
-}
-
 bool hd_mpm_child_active(const hd_server_t *s, int slot)
 {
     const child_t *c = &children[slot];
@@ -97,7 +92,7 @@ static void run_child(hd_server_t *s, int slot)
 {
     hd_child_die = 0;
     hd_child_graceful = 0;
-    hd_stop_keepalive = 0;
+    __atomic_store_n(&hd_stop_keepalive, 0, __ATOMIC_RELAXED);
     hd_child_signals_install();
     hd_scoreboard->processes[slot].pid = getpid();
     hd_scoreboard->processes[slot].generation = s->generation;
@@ -277,7 +272,7 @@ static hd_mpm_exit_t run_one_process(hd_server_t *s)
     hd_mpm_raise_nofile(ops->log_name);
     hd_child_signals_install();
     hd_child_die = hd_child_graceful = 0;
-    hd_stop_keepalive = 0;
+    __atomic_store_n(&hd_stop_keepalive, 0, __ATOMIC_RELAXED);
     hd_scoreboard->processes[0].pid = getpid();
     hd_scoreboard->processes[0].generation = s->generation;
     ops->child_main(s, 0);

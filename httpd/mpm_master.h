@@ -41,9 +41,6 @@ hd_mpm_exit_t hd_mpm_master_run(hd_server_t *s, const hd_mpm_master_ops_t *ops);
 /** Number of child slots (the table's size). */
 int hd_mpm_slots(void);
 
-/** Pid of the child in @p slot, 0 if none. */
-pid_t hd_mpm_child_pid(int slot);
-
 /**
  * True if @p slot holds a child of the current generation that was not told
  * to finish (and did not say it is finishing, see the scoreboard's quiescing).

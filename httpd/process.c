@@ -84,10 +84,10 @@ static void child_handler(int sig)
 {
     if (sig == SIGTERM || sig == SIGINT) {
         hd_child_die = 1;
-        hd_stop_keepalive = 1;
+        __atomic_store_n(&hd_stop_keepalive, 1, __ATOMIC_RELAXED);
     } else if (sig == SIGUSR1) {
         hd_child_graceful = 1;
-        hd_stop_keepalive = 1;
+        __atomic_store_n(&hd_stop_keepalive, 1, __ATOMIC_RELAXED);
     }
 }
 

@@ -147,6 +147,7 @@ typedef struct {
     bool stopping;
     bool done;                      /* stopped: the queue is terminated */
     int accepted;
+    int64_t accept_pause_until;     /* out of descriptors: no accept before then */
     chunk_t **chunks;               /* the record table, grown by the poller */
     int nchunks;
     econn_t *free_local;
@@ -402,9 +403,9 @@ static void run_job(child_t *ch, job_t *job)
     if (e->c == NULL) {
         make_whole(ch, e);
     }
-    hd_conn_want_t w = job->kind == JOB_TIMEOUT ? hd_conn_timed_out(e->c) : hd_mpm_process(e->c);
+    hd_conn_want_t w = job->kind == JOB_TIMEOUT ? hd_conn_timed_out(e->c) : hd_conn_process(e->c);
     while (!park(ch, e, w)) {
-        w = hd_mpm_process(e->c);
+        w = hd_conn_process(e->c);
     }
 }
 
@@ -493,6 +494,9 @@ static int accept_some(child_t *ch, hd_listen_t *l, job_t *jobs, int room)
         socklen_t peer_len;
         int fd = hd_mpm_accept(l, &peer, &peer_len, LOG_NAME);
         if (fd < 0) {
+            if (hd_mpm_accept_exhausted(errno)) {
+                ch->accept_pause_until = now_ms() + HD_MPM_ACCEPT_BACKOFF_MS;
+            }
             record_free(ch, e);
             break;
         }
@@ -659,7 +663,7 @@ static int poll_once(child_t *ch, job_t *jobs)
     if (ch->done) {
         return -1;
     }
-    bool want = !ch->stopping && !above_limit(ch);
+    bool want = !ch->stopping && !above_limit(ch) && now_ms() >= ch->accept_pause_until;
     if (want != ch->accepting) {
         set_accepting(ch, want);
         ch->accepting = want;

@@ -161,6 +161,9 @@ static bool serve_one(hd_server_t *s, hd_listen_t *l)
     socklen_t peer_len, local_len;
     int fd = hd_mpm_accept(l, &peer, &peer_len, "mpm_prefork");
     if (fd < 0) {
+        if (hd_mpm_accept_exhausted(errno)) {
+            hd_poll(NULL, 0, HD_MPM_ACCEPT_BACKOFF_MS);
+        }
         return false;
     }
     const struct sockaddr *la = hd_mpm_local_addr(l, fd, &local, &local_len);

@@ -179,6 +179,9 @@ static void *listener_thread(void *arg)
             job.l = ev[i].data.ptr;
             job.fd = hd_mpm_accept(job.l, &job.peer, &job.peer_len, LOG_NAME);
             if (job.fd < 0) {
+                if (hd_mpm_accept_exhausted(errno)) {
+                    hd_poll(NULL, 0, HD_MPM_ACCEPT_BACKOFF_MS);
+                }
                 continue;
             }
             hd_fdq_push(&ch->q, &job, 1);
