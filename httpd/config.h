@@ -108,6 +108,7 @@ struct hd_listen {
     struct sockaddr_storage addr;
     socklen_t addr_len;
     const char *text;          /**< as written in Listen */
+    const char *protocol;      /**< Listen's protocol: "https" for port 443, else "http" */
     int fd;                    /**< -1 until opened */
     hd_listen_t *next;
 };

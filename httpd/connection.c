@@ -8,6 +8,7 @@
 #include "buf.h"
 #include "config.h"
 #include "core.h"
+#include "file_cache.h"
 #include "log.h"
 #include "module.h"
 #include "pool.h"
@@ -576,6 +577,8 @@ void hd_conn_close(hd_conn_t *c)
 void hd_modules_flush(hd_server_t *s)
 {
     hd_module_t *m;
+    /* an idle point: files nobody asked for in a while are closed too */
+    hd_file_cache_expire(hd_now_mono_us() / 1000, HD_FILE_CACHE_IDLE_MS);
     HD_FOR_EACH_LOADED_MODULE(s, m)
     {
         if (m->flush != NULL) {

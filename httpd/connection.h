@@ -44,7 +44,8 @@ void hd_conn_close(hd_conn_t *c);
  */
 void hd_conn_serve(hd_conn_t *c, void (*on_idle)(hd_server_t *s));
 
-/** Runs every loaded module's flush hook (buffered logs). */
+/** At an idle point: runs every loaded module's flush hook (buffered logs) and
+ * closes the open-file cache's long-unused entries. */
 void hd_modules_flush(hd_server_t *s);
 
 /** Runs every loaded module's master_tick hook; MPM masters call it once a second. */

@@ -6,6 +6,7 @@
  */
 #include "core.h"
 #include "config_internal.h"
+#include "file_cache.h"
 #include "log.h"
 #include "module.h"
 #include "pool.h"
@@ -46,6 +47,7 @@ static void *core_create_server(hd_pool_t *p, hd_server_t *s)
     c->limits = (hd_http_limits_t){8190, 8190, 100};
     c->server_tokens = HD_TOKENS_FULL;
     c->listen_backlog = 511;
+    c->open_file_cache = 32;
     return cs;
 }
 
@@ -230,6 +232,15 @@ static const char *cmd_listen(hd_cmd_parms_t *cmd, void *mconfig, int argc, char
     l->addr_len = res->ai_addrlen;
     freeaddrinfo(res);
     l->text = hd_pstrdup(cmd->pool, argv[0]);
+    if (argc > 1) {
+        char *proto = hd_pstrdup(cmd->pool, argv[1]);
+        for (char *c = proto; *c != '\0'; c++) {
+            *c = (char)tolower((unsigned char)*c);
+        }
+        l->protocol = proto;
+    } else {
+        l->protocol = atoi(port) == 443 ? "https" : "http";
+    }
     l->fd = -1;
 
     hd_listen_t **tail = &s->listeners;
@@ -371,6 +382,55 @@ static const char *cmd_listen_backlog(hd_cmd_parms_t *cmd, void *mconfig, int ar
         return "ListenBacklog must be > 0";
     }
     conf->listen_backlog = atoi(argv[0]);
+    return NULL;
+}
+
+/*
+ * AcceptFilter protocol filter. Linux has one kind of filter,
+ * TCP_DEFER_ACCEPT: every name but "none" turns it on, as in Apache.
+ */
+static const char *cmd_accept_filter(hd_cmd_parms_t *cmd, void *mconfig, int argc, char *argv[])
+{
+    hd_core_server_conf_t *conf = mconfig;
+    hd_accept_filter_t *f = hd_pcalloc(cmd->pool, sizeof(*f));
+    char *proto = hd_pstrdup(cmd->pool, argv[0]);
+    for (char *c = proto; *c != '\0'; c++) {
+        *c = (char)tolower((unsigned char)*c);
+    }
+    f->protocol = proto;
+    f->filter = hd_pstrdup(cmd->pool, argv[1]);
+    /* the last one for a protocol wins: newest first */
+    f->next = conf->accept_filters;
+    conf->accept_filters = f;
+    return NULL;
+}
+
+const char *hd_core_accept_filter(const hd_server_t *s, const char *protocol)
+{
+    for (const hd_accept_filter_t *f = hd_core_sconf(s)->accept_filters; f != NULL; f = f->next) {
+        if (strcmp(f->protocol, protocol) == 0) {
+            return f->filter;
+        }
+    }
+    return "data";
+}
+
+/* OpenFileCache Off|On|entries: descriptors kept open per thread. */
+static const char *cmd_open_file_cache(hd_cmd_parms_t *cmd, void *mconfig, int argc, char *argv[])
+{
+    hd_core_server_conf_t *conf = mconfig;
+    if (strcasecmp(argv[0], "off") == 0) {
+        conf->open_file_cache = 0;
+    } else if (strcasecmp(argv[0], "on") == 0) {
+        conf->open_file_cache = 32;
+    } else if (all_digits(argv[0]) && strlen(argv[0]) <= 4 &&
+               atoi(argv[0]) <= HD_FILE_CACHE_MAX) {
+        conf->open_file_cache = atoi(argv[0]);
+    } else {
+        return hd_psprintf(cmd->temp_pool,
+                           "OpenFileCache must be On, Off or a number of entries from 0 to %d",
+                           HD_FILE_CACHE_MAX);
+    }
     return NULL;
 }
 
@@ -621,6 +681,12 @@ static const hd_command_t core_commands[] = {
      "Common directory of server-related files (logs, confs, etc.)"},
     {"Listen", cmd_listen, 0, HD_TAKE12, MAIN, SRV, "[IP-address:]portnumber [protocol]", NULL,
      "A port number or a numeric IP address and a port number, and an optional protocol"},
+    {"AcceptFilter", cmd_accept_filter, 0, HD_TAKE2, MAIN, SRV, "protocol accept_filter",
+     "http data", "Accept filter for a protocol: \"none\" hands connections over at once; any "
+     "other (data, httpready) waits until the client has sent data (TCP_DEFER_ACCEPT)"},
+    {"OpenFileCache", cmd_open_file_cache, 0, HD_TAKE1, MAIN, SRV, "On|Off|entries", "32",
+     "Descriptors of served files kept open per thread; each use is checked against the "
+     "request's stat of the path, so a changed file is opened again"},
     {"ListenBacklog", cmd_listen_backlog, 0, HD_TAKE1, MAIN, SRV, "backlog", "511",
      "Maximum length of the queue of pending connections, as used by listen(2)"},
     {"ServerName", hd_set_string_slot, SCONF(server_name), HD_TAKE1, MAIN, SRV,

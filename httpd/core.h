@@ -22,6 +22,17 @@ typedef enum {
     HD_TOKENS_FULL
 } hd_server_tokens_t;
 
+/** AcceptFilter protocol filter: on Linux, any filter but "none" is TCP_DEFER_ACCEPT. */
+typedef struct hd_accept_filter hd_accept_filter_t;
+struct hd_accept_filter {
+    const char *protocol;
+    const char *filter;
+    hd_accept_filter_t *next;
+};
+
+/** The AcceptFilter for @p protocol: "data" unless configured. */
+const char *hd_core_accept_filter(const hd_server_t *s, const char *protocol);
+
 typedef struct {
     const char *server_name;     /**< ServerName, or the host name */
     const char *document_root;   /**< absolute, no trailing '/' */
@@ -36,6 +47,8 @@ typedef struct {
     int server_tokens;           /**< ServerTokens (Full) */
     const char *server_banner;   /**< Server header value, from server_tokens */
     int listen_backlog;          /**< ListenBacklog (511) */
+    hd_accept_filter_t *accept_filters; /**< AcceptFilter, by protocol (http, https: data) */
+    int open_file_cache;         /**< OpenFileCache: entries per thread (32), 0 = off */
 } hd_core_server_conf_t;
 
 /** Options bits. */

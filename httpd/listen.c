@@ -15,10 +15,28 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <string.h>
+#include <strings.h>
 
 static bool same_addr(const hd_listen_t *a, const hd_listen_t *b)
 {
     return a->addr_len == b->addr_len && memcmp(&a->addr, &b->addr, a->addr_len) == 0;
+}
+
+/*
+ * AcceptFilter: with TCP_DEFER_ACCEPT the kernel hands a connection over only
+ * once its first bytes have arrived, so a child's first read finds the
+ * request instead of EAGAIN and a poll. Apache's default on Linux, with its
+ * 30 s limit for a client that connects and sends nothing. Set on reused
+ * sockets too, so a restart applies a changed AcceptFilter.
+ */
+static void apply_accept_filter(const hd_server_t *s, const hd_listen_t *l)
+{
+    const char *filter = hd_core_accept_filter(s, l->protocol ? l->protocol : "http");
+    int secs = strcasecmp(filter, "none") == 0 ? 0 : 30;
+    if (hd_setsockopt(l->fd, IPPROTO_TCP, TCP_DEFER_ACCEPT, &secs, sizeof(secs)) < 0) {
+        hd_log_error(HD_LOG_WARNING, "core", "AH00076: Failed to enable TCP_DEFER_ACCEPT on %s: %s",
+                     l->text, strerror(errno));
+    }
 }
 
 static int open_one(hd_listen_t *l, int backlog)
@@ -84,6 +102,7 @@ int hd_listen_open(hd_server_t *s, hd_server_t *old)
             }
             return HD_ERROR;
         }
+        apply_accept_filter(s, l);
     }
     if (old != NULL) {
         hd_listen_close(old);

@@ -8,6 +8,7 @@
 #include "config.h"
 #include "core.h"
 #include "date.h"
+#include "file_cache.h"
 #include "log.h"
 #include "path.h"
 #include "pool.h"
@@ -118,10 +119,25 @@ static void close_fd_cleanup(void *data)
     hd_close((int)(intptr_t)data);
 }
 
+static void release_cached_cleanup(void *data)
+{
+    hd_file_cache_release(data);
+}
+
 int hd_open_file_for_request(hd_request_t *r, const char *path)
 {
-    int fd = hd_open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK, 0);
-    if (fd >= 0) {
+    int fd;
+    hd_cached_file_t *cached = NULL;
+    if (r->finfo_valid && strcmp(path, r->filename) == 0) {
+        /* the path was stat()ed for this request: the cache may answer */
+        fd = hd_file_cache_open(path, &r->finfo, hd_core_sconf(r->server)->open_file_cache,
+                                r->start_mono_us / 1000, &cached);
+    } else {
+        fd = hd_open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK, 0);
+    }
+    if (fd >= 0 && cached != NULL) {
+        hd_pool_cleanup_add(r->pool, release_cached_cleanup, cached);
+    } else if (fd >= 0) {
         hd_pool_cleanup_add(r->pool, close_fd_cleanup, (void *)(intptr_t)fd);
     }
     return fd;

@@ -101,3 +101,41 @@ def test_listen_address_in_use_is_an_error(server_factory):
         assert "could not bind to address 127.0.0.1:%d" % port in out, out
     finally:
         busy.close()
+
+
+def _idle_then_served(s, hold):
+    """Opens a connection that sends nothing, then asks for the index on
+    another; returns whether the second answer came within @hold seconds."""
+    idle = socket.create_connection(("127.0.0.1", s.port), timeout=5)
+    try:
+        time.sleep(0.2)  # the one process would be in the idle connection by now
+        c = socket.create_connection(("127.0.0.1", s.port), timeout=hold)
+        try:
+            c.sendall(b"GET /index.html HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            try:
+                data = c.recv(65536)
+            except socket.timeout:
+                return False
+            assert data.startswith(b"HTTP/1.1 200"), data[:100]
+            return True
+        finally:
+            c.close()
+    finally:
+        idle.close()
+
+
+@pytest.mark.mpm("prefork")
+def test_accept_filter_keeps_silent_clients_away(server_factory):
+    """Apache's default AcceptFilter on Linux (TCP_DEFER_ACCEPT): a client
+    that connects and sends nothing is not handed to a process, so the only
+    process of -X still serves the next client at once."""
+    s = server_factory(args=["-X"], extra="Timeout 4")
+    assert _idle_then_served(s, 2.0), "a silent connection held the only process"
+
+
+@pytest.mark.mpm("prefork")
+def test_accept_filter_none_hands_over_at_once(server_factory):
+    """AcceptFilter http none: the silent connection is accepted at once and
+    holds -X's only process until Timeout, so the next client waits."""
+    s = server_factory(args=["-X"], extra="Timeout 4\nAcceptFilter http none")
+    assert not _idle_then_served(s, 1.5), "AcceptFilter none did not take effect"

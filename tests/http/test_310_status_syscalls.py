@@ -29,8 +29,9 @@ KINDS = ["accept", "read", "write", "sendfile", "open", "stat", "close", "epoll_
 # What the shared HTTP code does per request on a kept-alive connection.
 CORE = {
     # read the request; writev the head, write the log line; sendfile the body;
-    # open, stat (map to storage) and close the file
-    "/4k.bin": {"read": 1, "write": 2, "sendfile": 1, "open": 1, "stat": 1, "close": 1},
+    # stat the path (map to storage); the file's descriptor comes from the
+    # thread's open-file cache (no open, no close: see FILE below)
+    "/4k.bin": {"read": 1, "write": 2, "sendfile": 1, "stat": 1},
     # the error page is in memory: one writev for head and body, the log line,
     # and the error log's "File does not exist" (LogLevel info, as Apache)
     "/missing.txt": {"read": 1, "write": 3, "sendfile": 0, "open": 0, "stat": 1, "close": 0},
@@ -44,9 +45,20 @@ WAIT = {
 }
 
 
+# The file's own calls: none with the open-file cache once the thread has
+# the file (prefork and worker serve a connection on one thread; event may
+# pass it to a thread that opens the file once), open and close without it.
+FILE = {"cached": {"open": 0, "close": 0}, "uncached": {"open": 1, "close": 1}}
+
+
 @pytest.fixture(scope="module")
 def srv(module_server_factory):
     return module_server_factory(extra=STATUS_CONF)
+
+
+@pytest.fixture(scope="module")
+def srv_no_cache(module_server_factory):
+    return module_server_factory(extra=STATUS_CONF + "OpenFileCache Off\n")
 
 
 def snapshot(conn):
@@ -79,6 +91,31 @@ def measure(srv, path, ns):
                 slots.append({k: b[k] - a[k] for k in KINDS})
             totals.append({k: tot_b[k] - tot_a[k] for k in KINDS})
     return slots if same_slot else totals
+
+
+def per_request(srv, path):
+    ns = (5, 15, 35)
+    d = measure(srv, path, ns)
+    per1 = {k: (d[1][k] - d[0][k]) / (ns[1] - ns[0]) for k in KINDS}
+    per2 = {k: (d[2][k] - d[1][k]) / (ns[2] - ns[1]) for k in KINDS}
+    return per1, per2
+
+
+@pytest.mark.parametrize("cache", sorted(FILE))
+def test_file_descriptor_calls(srv, srv_no_cache, cache):
+    """The open-file cache saves the open and the close of a file served
+    again; with OpenFileCache Off every request opens and closes it."""
+    per1, per2 = per_request(srv if cache == "cached" else srv_no_cache, "/4k.bin")
+    print("syscalls per request for /4k.bin, %s, under %s: %s" % (cache, hdtest.HTTPD_MPM, per1))
+    for kind in CORE["/4k.bin"]:
+        assert per1[kind] == CORE["/4k.bin"][kind], (kind, per1)
+    if cache == "cached" and hdtest.HTTPD_MPM not in WAIT:
+        # event: at most one open (and no close) per thread the connection visits
+        assert per1["close"] == 0 and per1["open"] < 1, per1
+        return
+    for kind, want in FILE[cache].items():
+        assert per1[kind] == want == per2[kind], "%s: %s per request, expected %s" % (
+            kind, per1[kind], want)
 
 
 @pytest.mark.parametrize("path", sorted(CORE))

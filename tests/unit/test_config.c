@@ -987,6 +987,36 @@ static void test_core_errors(void)
     free(err);
 }
 
+/* Listen's protocol (https for port 443) selects the AcceptFilter. */
+static void test_accept_filter(void)
+{
+    char *err;
+    hd_server_t *s = read_text("Listen 8081\nListen 127.0.0.1:443\nListen 8082 FTP\n"
+                               "AcceptFilter ftp none\nAcceptFilter HTTPS httpready\n"
+                               "AcceptFilter https none\n",
+                               base, &err);
+    CHECK(s != NULL);
+    if (s != NULL) {
+        const char *want[] = {"http", "http", "https", "ftp"}; /* base's 8080 first */
+        int i = 0;
+        for (const hd_listen_t *l = s->listeners; l != NULL && i < 4; l = l->next, i++) {
+            CHECK_STR(l->protocol, want[i]);
+        }
+        CHECK_INT(i, 4);
+        CHECK_STR(hd_core_accept_filter(s, "http"), "data");
+        CHECK_STR(hd_core_accept_filter(s, "ftp"), "none");
+        CHECK_STR(hd_core_accept_filter(s, "https"), "none"); /* the last one wins */
+    }
+    hd_config_free(s);
+    free(err);
+    EXPECT_ERROR("AcceptFilter http\n", 1,
+                 "AcceptFilter takes two arguments, Accept filter for a protocol: \"none\" hands "
+                 "connections over at once; any other (data, httpready) waits until the client "
+                 "has sent data (TCP_DEFER_ACCEPT)");
+    EXPECT_ERROR("<Directory /a>\nAcceptFilter http none\n</Directory>\n", 2,
+                 "AcceptFilter not allowed in <Directory> context");
+}
+
 static void test_list_directives(void)
 {
     char *text = NULL;
@@ -1035,6 +1065,7 @@ int main(void)
     RUN(test_load_module);
     RUN(test_cmdline);
     RUN(test_core_errors);
+    RUN(test_accept_filter);
     RUN(test_list_directives);
     unlink(tmpconf);
     rmdir(tmpdir);
