@@ -8,6 +8,8 @@ import time
 
 import pytest
 
+from hdtest import wait_for
+
 
 @pytest.fixture(scope="module")
 def srv(module_server_factory):
@@ -111,8 +113,11 @@ def test_off_keeps_nothing_open(server_factory):
         for _ in range(3):
             assert c.request("GET", "/4k.bin").status == 200
         docroot = os.path.realpath(s.htdocs)
-        held = {pid: _files_open_under(pid, docroot) for pid in s.children()}
-        assert all(n == 0 for n in held.values()), held
+
+        def held():
+            return {pid: _files_open_under(pid, docroot) for pid in s.children()}
+        # the last response's file closes just after its last byte went out
+        assert wait_for(lambda: all(n == 0 for n in held().values()), 3.0), held()
 
 
 def test_bad_value_names_file_and_line(server_factory):
