@@ -23,6 +23,7 @@
 #include <time.h>
 
 #define CONN_CONTINUE (-1)
+#define CONN_GOT_INPUT (-2)
 #define IN_BUF_INITIAL 4096
 #define SCRATCH_SIZE 16384
 #define LINGER_MS 2000
@@ -291,6 +292,26 @@ static void head_done(hd_conn_t *c)
     run_request(c);
 }
 
+/*
+ * Reads more of the request in progress (head or body): CONN_GOT_INPUT when
+ * bytes came and the caller parses again, else what the caller returns.
+ */
+static int read_more(hd_conn_t *c)
+{
+    ssize_t n = conn_read(c);
+    if (n == 0 || (n < 0 && errno != EAGAIN)) {
+        /* The client gave up mid-request: nothing to answer. */
+        c->aborted = true;
+        c->state = HD_CONN_CLOSED;
+        return CONN_CONTINUE;
+    }
+    if (n < 0) {
+        set_deadline(c, timeout_ms(c));
+        return HD_WANT_READ;
+    }
+    return CONN_GOT_INPUT;
+}
+
 static int read_head(hd_conn_t *c)
 {
     const hd_core_server_conf_t *sc = hd_core_sconf(c->server);
@@ -336,16 +357,9 @@ static int read_head(hd_conn_t *c)
             respond_error(c, 431);
             return CONN_CONTINUE;
         }
-        ssize_t n = conn_read(c);
-        if (n == 0 || (n < 0 && errno != EAGAIN)) {
-            /* The client gave up mid-head: nothing to answer. */
-            c->aborted = true;
-            c->state = HD_CONN_CLOSED;
-            return CONN_CONTINUE;
-        }
-        if (n < 0) {
-            set_deadline(c, timeout_ms(c));
-            return HD_WANT_READ;
+        int w = read_more(c);
+        if (w != CONN_GOT_INPUT) {
+            return w;
         }
     }
 }
@@ -398,15 +412,9 @@ static int read_body(hd_conn_t *c)
             respond_error(c, 400);
             return CONN_CONTINUE;
         }
-        ssize_t n = conn_read(c);
-        if (n == 0 || (n < 0 && errno != EAGAIN)) {
-            c->aborted = true;
-            c->state = HD_CONN_CLOSED;
-            return CONN_CONTINUE;
-        }
-        if (n < 0) {
-            set_deadline(c, timeout_ms(c));
-            return HD_WANT_READ;
+        int w = read_more(c);
+        if (w != CONN_GOT_INPUT) {
+            return w;
         }
     }
 }

@@ -45,6 +45,32 @@ static int remaining_to_start; /* a graceful restart's new children not yet star
 static int quick_replacements;
 static hd_mpm_exit_t last_exit = HD_MPM_STOP;
 
+int hd_mpm_query(const hd_server_t *s, hd_mpmq_t what, bool threaded, int server_limit,
+                 int thread_limit, int threads_per_child, int *result)
+{
+    switch (what) {
+    case HD_MPMQ_IS_THREADED:
+        *result = threaded;
+        return HD_OK;
+    case HD_MPMQ_IS_FORKED:
+        *result = 1;
+        return HD_OK;
+    case HD_MPMQ_MAX_DAEMONS:
+        *result = server_limit;
+        return HD_OK;
+    case HD_MPMQ_MAX_THREADS:
+        *result = threads_per_child;
+        return HD_OK;
+    case HD_MPMQ_GENERATION:
+        *result = s->generation;
+        return HD_OK;
+    case HD_MPMQ_MAX_WORKERS:
+        *result = server_limit * thread_limit;
+        return HD_OK;
+    }
+    return HD_DECLINED;
+}
+
 int hd_mpm_slots(void)
 {
     return children_size;

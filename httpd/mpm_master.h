@@ -38,6 +38,15 @@ typedef struct {
  */
 hd_mpm_exit_t hd_mpm_master_run(hd_server_t *s, const hd_mpm_master_ops_t *ops);
 
+/**
+ * query() of any MPM, whose children run @p threads_per_child threads in
+ * @p thread_limit scoreboard slots each (1 and 1 for prefork); only
+ * HD_MPMQ_IS_THREADED tells the process model from a threaded one. HD_OK, or
+ * HD_DECLINED for a question it does not know.
+ */
+int hd_mpm_query(const hd_server_t *s, hd_mpmq_t what, bool threaded, int server_limit,
+                 int thread_limit, int threads_per_child, int *result);
+
 /** Number of child slots (the table's size). */
 int hd_mpm_slots(void);
 

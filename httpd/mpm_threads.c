@@ -25,6 +25,12 @@ static int first_server_limit;
 static int first_thread_limit;
 static bool maxclients_reported;
 static bool near_maxclients_reported;
+/*
+ * What maintain() needs beyond the server: the master's callback takes only
+ * the server, and one MPM runs in a process. Set by each run().
+ */
+static const hd_mpm_threads_conf_t *run_conf;
+static const char *run_log_name;
 
 void *hd_mpm_threads_create_conf(hd_pool_t *p, hd_server_t *s)
 {
@@ -187,29 +193,15 @@ int hd_mpm_threads_configure(hd_mpm_threads_conf_t *c, const char *log)
 int hd_mpm_threads_query(const hd_mpm_threads_conf_t *c, const hd_server_t *s, hd_mpmq_t what,
                          int *result)
 {
-    switch (what) {
-    case HD_MPMQ_IS_THREADED:
-    case HD_MPMQ_IS_FORKED:
-        *result = 1;
-        return HD_OK;
-    case HD_MPMQ_MAX_DAEMONS:
-        *result = c->server_limit;
-        return HD_OK;
-    case HD_MPMQ_MAX_THREADS:
-        *result = c->threads_per_child;
-        return HD_OK;
-    case HD_MPMQ_GENERATION:
-        *result = s->generation;
-        return HD_OK;
-    case HD_MPMQ_MAX_WORKERS:
-        *result = c->server_limit * c->thread_limit;
-        return HD_OK;
-    }
-    return HD_DECLINED;
+    return hd_mpm_query(s, what, true, c->server_limit, c->thread_limit, c->threads_per_child,
+                        result);
 }
 
-void hd_mpm_threads_maintain(hd_server_t *s, const hd_mpm_threads_conf_t *c, const char *log)
+/* Apache's perform_idle_server_maintenance, as hd_mpm_threads_run describes it. */
+static void maintain(hd_server_t *s)
 {
+    const hd_mpm_threads_conf_t *c = run_conf;
+    const char *log = run_log_name;
     int idle = 0, active = 0, children = 0, victim = -1, victim_idle = -1;
     for (int i = 0; i < hd_mpm_slots(); i++) {
         if (!hd_mpm_child_active(s, i)) {
@@ -257,4 +249,23 @@ void hd_mpm_threads_maintain(hd_server_t *s, const hd_mpm_threads_conf_t *c, con
     } else {
         hd_mpm_spawn_rate_reset();
     }
+}
+
+hd_mpm_exit_t hd_mpm_threads_run(hd_server_t *s, const hd_mpm_threads_conf_t *c,
+                                 const char *log_name,
+                                 void (*child_main)(hd_server_t *s, int slot))
+{
+    run_conf = c;
+    run_log_name = log_name;
+    hd_mpm_master_ops_t ops = {
+        .log_name = log_name,
+        .server_limit = c->server_limit,
+        .thread_limit = c->thread_limit,
+        .threads_per_child = c->threads_per_child,
+        .start_servers = c->start_servers,
+        .daemons_limit = c->daemons_limit,
+        .child_main = child_main,
+        .maintain = maintain,
+    };
+    return hd_mpm_master_run(s, &ops);
 }

@@ -1,7 +1,8 @@
 /*
  * What the two threaded MPMs (worker and event) share: their directives with
  * Apache's defaults, the rules by which those constrain each other (with
- * Apache's warnings), query(), and the master's spare-thread maintenance.
+ * Apache's warnings), query(), and run() with the master's spare-thread
+ * maintenance.
  */
 #ifndef HD_MPM_THREADS_H
 #define HD_MPM_THREADS_H
@@ -42,13 +43,15 @@ int hd_mpm_threads_query(const hd_mpm_threads_conf_t *c, const hd_server_t *s, h
                          int *result);
 
 /**
- * The master's once-a-second maintenance: counts idle threads across the
- * current generation's children, stops one child when more than
- * MaxSpareThreads are idle, starts children (at the doubling spawn rate)
- * when fewer than MinSpareThreads are.
+ * run() of a threaded MPM: the master loop (hd_mpm_master_run) with children
+ * of @p c->threads_per_child threads running @p child_main, and once a second
+ * the spare-thread maintenance: one child is stopped when more than
+ * MaxSpareThreads are idle across the current generation's children, children
+ * are started (at the doubling spawn rate) when fewer than MinSpareThreads are.
  */
-void hd_mpm_threads_maintain(hd_server_t *s, const hd_mpm_threads_conf_t *c,
-                             const char *log_name);
+hd_mpm_exit_t hd_mpm_threads_run(hd_server_t *s, const hd_mpm_threads_conf_t *c,
+                                 const char *log_name,
+                                 void (*child_main)(hd_server_t *s, int slot));
 
 /** AsyncRequestWorkerFactor: a positive number (may have a fraction). */
 const char *hd_mpm_set_factor(hd_cmd_parms_t *cmd, void *mconfig, int argc, char *argv[]);

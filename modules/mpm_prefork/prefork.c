@@ -112,28 +112,8 @@ static int configure(hd_server_t *s)
 
 static int query(const hd_server_t *s, hd_mpmq_t what, int *result)
 {
-    const prefork_conf_t *c = conf_of(s);
-    switch (what) {
-    case HD_MPMQ_IS_THREADED:
-        *result = 0;
-        return HD_OK;
-    case HD_MPMQ_IS_FORKED:
-        *result = 1;
-        return HD_OK;
-    case HD_MPMQ_MAX_DAEMONS:
-        *result = c->server_limit;
-        return HD_OK;
-    case HD_MPMQ_MAX_THREADS:
-        *result = 1;
-        return HD_OK;
-    case HD_MPMQ_GENERATION:
-        *result = s->generation;
-        return HD_OK;
-    case HD_MPMQ_MAX_WORKERS:
-        *result = c->server_limit;
-        return HD_OK;
-    }
-    return HD_DECLINED;
+    /* One connection per process: a thread and a scoreboard slot per child. */
+    return hd_mpm_query(s, what, false, conf_of(s)->server_limit, 1, 1, result);
 }
 
 /* ---- the child ---- */

@@ -302,25 +302,9 @@ static void child_main(hd_server_t *s, int slot)
     free(args);
 }
 
-static void maintain(hd_server_t *s)
-{
-    hd_mpm_threads_maintain(s, conf_of(s), LOG_NAME);
-}
-
 static hd_mpm_exit_t run(hd_server_t *s)
 {
-    const hd_mpm_threads_conf_t *c = conf_of(s);
-    hd_mpm_master_ops_t ops = {
-        .log_name = LOG_NAME,
-        .server_limit = c->server_limit,
-        .thread_limit = c->thread_limit,
-        .threads_per_child = c->threads_per_child,
-        .start_servers = c->start_servers,
-        .daemons_limit = c->daemons_limit,
-        .child_main = child_main,
-        .maintain = maintain,
-    };
-    return hd_mpm_master_run(s, &ops);
+    return hd_mpm_threads_run(s, conf_of(s), LOG_NAME, child_main);
 }
 
 static const hd_mpm_t worker_mpm = {

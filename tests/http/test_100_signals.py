@@ -9,7 +9,7 @@ import time
 import pytest
 
 from hdtest import (BIN_4K, INDEX_HTML, IncompleteResponse, build_request, pid_alive,
-                    port_accepts, wait_for)
+                    port_accepts, thread_count, wait_for)
 
 BIG = 50 * 1024 * 1024
 
@@ -152,17 +152,6 @@ def test_term_with_busy_connection(server_factory):
     assert not os.path.exists(s.pid_file)
 
 
-def _threads(pid):
-    try:
-        with open("/proc/%d/status" % pid) as f:
-            for line in f:
-                if line.startswith("Threads:"):
-                    return int(line.split()[1])
-    except OSError:
-        pass
-    return None
-
-
 @pytest.mark.mpm("prefork")
 def test_prefork_spare_children(server_factory):
     s = server_factory(mpm_directives="<IfModule mpm_prefork_module>\n    StartServers 5\n"
@@ -171,7 +160,7 @@ def test_prefork_spare_children(server_factory):
     # Idle children above MaxSpareServers are stopped, one by one.
     assert wait_for(lambda: 1 <= len(s.children()) <= 2, 10.0, 0.2), s.children()
     for kid in s.children():
-        assert _threads(kid) == 1
+        assert thread_count(kid) == 1
     assert s.get("/index.html").status == 200
 
 
@@ -182,5 +171,5 @@ def test_threaded_children(server_factory):
 
     def all_threaded():
         kids = s.children()
-        return kids and all((_threads(k) or 0) >= 4 for k in kids)   # ThreadsPerChild 4
-    assert wait_for(all_threaded, 5.0, 0.1), [(k, _threads(k)) for k in s.children()]
+        return kids and all((thread_count(k) or 0) >= 4 for k in kids)   # ThreadsPerChild 4
+    assert wait_for(all_threaded, 5.0, 0.1), [(k, thread_count(k)) for k in s.children()]

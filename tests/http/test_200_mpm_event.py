@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from hdtest import INDEX_HTML, Conn, wait_for
+from hdtest import INDEX_HTML, Conn, thread_count, wait_for
 
 IDLE_CONNS = 2000
 THREADS = 4
@@ -37,17 +37,6 @@ def _raise_nofile(need):
         if hard != resource.RLIM_INFINITY and hard < need:
             pytest.skip("RLIMIT_NOFILE hard limit %d < %d" % (hard, need))
         resource.setrlimit(resource.RLIMIT_NOFILE, (need, hard))
-
-
-def _threads(pid):
-    try:
-        with open("/proc/%d/status" % pid) as f:
-            for line in f:
-                if line.startswith("Threads:"):
-                    return int(line.split()[1])
-    except OSError:
-        pass
-    return None
 
 
 def _open_idle(port, n, batch=250):
@@ -114,8 +103,8 @@ def test_idle_keepalive_connections_hold_no_thread(server_factory):
         # sanitizer may add one or two of its own), whatever the number of
         # connections.
         assert s.children() == kids
-        after = _threads(kids[0])
-        assert after <= THREADS + 3, (before, after)
+        after = thread_count(kids[0])
+        assert after <= THREADS + 3, after
         assert _still_open(socks), "the server closed idle keep-alive connections"
 
         # A new client is served at once.

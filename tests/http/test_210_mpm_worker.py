@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from hdtest import INDEX_HTML, Conn, wait_for
+from hdtest import INDEX_HTML, Conn, thread_count, wait_for
 
 CHILDREN = 2
 THREADS = 4
@@ -26,17 +26,6 @@ HEAD_START = b"GET /index.html HTTP/1.1\r\n"
 HEAD_END = b"Host: test.local\r\n\r\n"
 
 
-def _threads(pid):
-    try:
-        with open("/proc/%d/status" % pid) as f:
-            for line in f:
-                if line.startswith("Threads:"):
-                    return int(line.split()[1])
-    except OSError:
-        pass
-    return None
-
-
 @pytest.mark.mpm("worker")
 def test_slow_clients_served_at_the_same_time(server_factory):
     s = server_factory(mpm_directives=WORKER_SMALL, timeout=10)
@@ -44,9 +33,9 @@ def test_slow_clients_served_at_the_same_time(server_factory):
     assert kids, s.children()
     # ThreadsPerChild workers, a listener and the main thread (and a
     # sanitizer's own, if any).
-    assert wait_for(lambda: all(THREADS + 2 <= (_threads(k) or 0) <= THREADS + 4
+    assert wait_for(lambda: all(THREADS + 2 <= (thread_count(k) or 0) <= THREADS + 4
                                 for k in s.children()), 5.0), \
-        [(k, _threads(k)) for k in s.children()]
+        [(k, thread_count(k)) for k in s.children()]
 
     total = CHILDREN * THREADS
     slow = []

@@ -6,7 +6,8 @@ from .client import (Conn, IncompleteResponse, ProtocolError, Response, build_re
 from .server import (BIN_4K, BIN_MTIME, DIR_INDEX_HTML, ERR403_HTML, ERR404_HTML,
                      HTTPD_BIN, HTTPD_MPM, HTTPD_SOURCE, INDEX_HTML, INDEX_MTIME,
                      MIME_FILES, MPM_DIRECTIVES, SECRET, SPACE_TXT, Server, ServerError,
-                     children_of, free_port, pid_alive, port_accepts, wait_for)
+                     children_of, free_port, pid_alive, port_accepts, thread_count,
+                     wait_for)
 
 __all__ = [
     "Conn", "IncompleteResponse", "ProtocolError", "Response", "build_request", "get",
@@ -14,5 +15,5 @@ __all__ = [
     "BIN_4K", "BIN_MTIME", "DIR_INDEX_HTML", "ERR403_HTML", "ERR404_HTML", "HTTPD_BIN",
     "HTTPD_MPM", "HTTPD_SOURCE", "INDEX_HTML", "INDEX_MTIME", "MIME_FILES", "MPM_DIRECTIVES",
     "SECRET", "SPACE_TXT", "Server", "ServerError", "children_of", "free_port", "pid_alive",
-    "port_accepts", "wait_for",
+    "port_accepts", "thread_count", "wait_for",
 ]

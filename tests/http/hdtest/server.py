@@ -166,6 +166,18 @@ def children_of(pid):
     return sorted(out)
 
 
+def thread_count(pid):
+    """Threads of process @pid (from /proc), or None if it is gone."""
+    try:
+        with open("/proc/%d/status" % pid) as f:
+            for line in f:
+                if line.startswith("Threads:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return None
+
+
 def _exe_is(pid, path):
     try:
         return os.path.realpath("/proc/%d/exe" % pid) == os.path.realpath(path)
