@@ -196,6 +196,40 @@ static bool would_block(void)
     return errno == EAGAIN || errno == EWOULDBLOCK;
 }
 
+/* Whether a file buffer comes right after the @p n memory buffers gathered from @p c. */
+static bool file_follows(hd_chain_t *c, int n)
+{
+    for (; c != NULL; c = c->next) {
+        if (hd_buf_size(c->buf) == 0) {
+            continue;
+        }
+        if (c->buf->in_file) {
+            return n == 0;
+        }
+        n--;
+    }
+    return false;
+}
+
+/*
+ * Writes gathered memory. When a sendfile follows (a response head before
+ * its file), MSG_MORE holds the bytes back so head and body leave in one
+ * segment: with TCP_NODELAY they would go as two, and the client would
+ * wake up twice per response (Apache corks the socket for the same
+ * reason). Not a socket (a test's pipe): writev.
+ */
+static ssize_t write_gathered(int fd, struct iovec *iov, int n, bool more)
+{
+    if (more) {
+        struct msghdr msg = {.msg_iov = iov, .msg_iovlen = (size_t)n};
+        ssize_t w = hd_sendmsg(fd, &msg, MSG_MORE);
+        if (w >= 0 || errno != ENOTSOCK) {
+            return w;
+        }
+    }
+    return hd_writev(fd, iov, n);
+}
+
 int hd_chain_write(int fd, hd_chain_t **chain, bool use_sendfile, char *scratch,
                    size_t scratch_size, off_t *sent)
 {
@@ -240,7 +274,7 @@ int hd_chain_write(int fd, hd_chain_t **chain, bool use_sendfile, char *scratch,
                 rc = HD_ERROR;
                 break;
             }
-            w = hd_writev(fd, iov, n);
+            w = write_gathered(fd, iov, n, use_sendfile && file_follows(c, n));
         }
         if (w < 0) {
             if (errno == EINTR) {

@@ -80,6 +80,12 @@ static inline ssize_t hd_writev(int fd, const struct iovec *iov, int iovcnt)
     return writev(fd, iov, iovcnt);
 }
 
+static inline ssize_t hd_sendmsg(int fd, const struct msghdr *msg, int flags)
+{
+    HD_SYS_COUNT(HD_SYS_WRITE);
+    return sendmsg(fd, msg, flags);
+}
+
 static inline ssize_t hd_pread(int fd, void *buf, size_t n, off_t off)
 {
     HD_SYS_COUNT(HD_SYS_READ);

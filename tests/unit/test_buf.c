@@ -11,7 +11,10 @@
 #include "sys.h"
 #include "test.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
+#include <linux/tcp.h>
+#include <netinet/in.h>
 
 #define FILE_SIZE 300000
 
@@ -116,7 +119,7 @@ static void check_file_range(bool use_sendfile)
     CHECK(chain == NULL);
     CHECK_INT(sent, 5008);
     if (use_sendfile) {
-        /* head writev, sendfile, tail writev */
+        /* head sendmsg (MSG_MORE), sendfile, tail writev */
         CHECK_INT(hd_sys_counters[HD_SYS_SENDFILE] - sendfiles, 1);
         CHECK_INT(hd_sys_counters[HD_SYS_WRITE] - writes, 2);
         CHECK_INT(hd_sys_counters[HD_SYS_READ] - reads, 0);
@@ -130,6 +133,62 @@ static void check_file_range(bool use_sendfile)
     CHECK(memcmp(got, "head", 4) == 0);
     CHECK(memcmp(got + 4, file_data + 1000, 5000) == 0);
     CHECK(memcmp(got + 5004, "tail", 4) == 0);
+    close(sv[0]);
+    close(sv[1]);
+    hd_pool_destroy(p);
+}
+
+/* A connected TCP pair on loopback, Nagle off as on the server's sockets. */
+static bool tcp_pair(int sv[2])
+{
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t alen = sizeof(a);
+    int one = 1;
+    int l = socket(AF_INET, SOCK_STREAM, 0);
+    if (l < 0 || bind(l, (struct sockaddr *)&a, sizeof(a)) != 0 || listen(l, 1) != 0 ||
+        getsockname(l, (struct sockaddr *)&a, &alen) != 0) {
+        return false;
+    }
+    sv[1] = socket(AF_INET, SOCK_STREAM, 0);
+    if (sv[1] < 0 || connect(sv[1], (struct sockaddr *)&a, sizeof(a)) != 0) {
+        return false;
+    }
+    sv[0] = accept(l, NULL, NULL);
+    close(l);
+    return sv[0] >= 0 && setsockopt(sv[0], IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) == 0;
+}
+
+static unsigned data_segments_sent(int fd)
+{
+    struct tcp_info ti;
+    socklen_t len = sizeof(ti);
+    memset(&ti, 0, sizeof(ti));
+    CHECK_INT(getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &len), 0);
+    return ti.tcpi_data_segs_out;
+}
+
+/*
+ * A response head followed by its file leaves in one TCP segment (MSG_MORE
+ * on the head): with TCP_NODELAY a plain writev would send two, and the
+ * client would wake up twice per response.
+ */
+static void test_head_and_file_one_segment(void)
+{
+    hd_pool_t *p = hd_pool_create();
+    hd_chain_t *chain = NULL;
+    static char got[4096 + 64];
+    int sv[2] = {-1, -1};
+    off_t sent = 0;
+
+    CHECK(tcp_pair(sv));
+    hd_chain_append(p, &chain, hd_buf_wrap(p, "HTTP/1.1 200 OK\r\n\r\n", 19));
+    hd_chain_append(p, &chain, hd_buf_file(p, file_fd, 0, 4096));
+    unsigned before = data_segments_sent(sv[0]);
+    CHECK_INT(hd_chain_write(sv[0], &chain, true, NULL, 0, &sent), HD_OK);
+    CHECK_INT(sent, 4096 + 19);
+    CHECK_INT(read_n(sv[1], got, 4096 + 19), 4096 + 19);
+    CHECK(memcmp(got + 19, file_data, 4096) == 0);
+    CHECK_INT(data_segments_sent(sv[0]) - before, 1);
     close(sv[0]);
     close(sv[1]);
     hd_pool_destroy(p);
@@ -298,6 +357,7 @@ int main(void)
     make_file();
     RUN(test_memory_run);
     RUN(test_file_sendfile);
+    RUN(test_head_and_file_one_segment);
     RUN(test_file_pread);
     RUN(test_partial_sendfile);
     RUN(test_partial_pread);
