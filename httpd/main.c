@@ -4,6 +4,7 @@
  * the configuration on every restart.
  */
 #include "build_info.h"
+#include "buildmark.h"
 #include "config.h"
 #include "connection.h"
 #include "core.h"
@@ -81,7 +82,7 @@ static bool has_define(const cmdline_t *cl, const char *name)
 static void print_version(void)
 {
     printf("Server version: " HD_SERVER_BASEPRODUCT "/" HD_VERSION " (Unix)\n");
-    printf("Server built:   " __DATE__ " " __TIME__ "\n");
+    printf("Server built:   %s\n", hd_server_built);
 }
 
 static void print_settings(const hd_server_t *s)

@@ -12,6 +12,7 @@
  */
 #include "mpm_master.h"
 
+#include "buildmark.h"
 #include "config.h"
 #include "connection.h"
 #include "log.h"
@@ -407,7 +408,7 @@ hd_mpm_exit_t hd_mpm_master_run(hd_server_t *s, const hd_mpm_master_ops_t *o)
                  "AH00163: " HD_SERVER_BASEPRODUCT "/" HD_VERSION
                  " (Unix) MPM %s configured -- resuming normal operations",
                  s->mpm->name);
-    hd_log_error(HD_LOG_INFO, o->log_name, "AH00293: Server built: " __DATE__ " " __TIME__);
+    hd_log_error(HD_LOG_INFO, o->log_name, "AH00293: Server built: %s", hd_server_built);
 
     int64_t next_tick = hd_now_mono_us() + 1000000;
     hd_mpm_exit_t how;

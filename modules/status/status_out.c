@@ -6,6 +6,7 @@
 #include "status.h"
 
 #include "build_info.h"
+#include "buildmark.h"
 #include "pool.h"
 
 #include <math.h> /* isfinite only: a macro, no libm */
@@ -17,7 +18,7 @@
 
 const status_build_t status_build = {
     .version = HD_SERVER_BASEPRODUCT "/" HD_VERSION " (Unix)",
-    .built = __DATE__ " " __TIME__,
+    .built = hd_server_built,
     .git_commit = HD_GIT_COMMIT,
     .build_type = HD_BUILD_TYPE,
     .compiler = HD_COMPILER,
