@@ -29,10 +29,8 @@ static void refresh(void)
 {
     pthread_once(&atfork_once, register_atfork);
     if (ids_generation != fork_generation) {
-        HD_SYS_COUNT(HD_SYS_OTHER);
-        cached_pid = getpid();
-        HD_SYS_COUNT(HD_SYS_OTHER);
-        cached_tid = gettid();
+        cached_pid = hd_getpid();
+        cached_tid = hd_gettid();
         ids_generation = fork_generation;
     }
 }

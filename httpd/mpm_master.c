@@ -15,6 +15,7 @@
 #include "buildmark.h"
 #include "config.h"
 #include "connection.h"
+#include "ids.h"
 #include "log.h"
 #include "pool.h"
 #include "process.h"
@@ -121,7 +122,7 @@ static void run_child(hd_server_t *s, int slot)
     hd_child_graceful = 0;
     __atomic_store_n(&hd_stop_keepalive, 0, __ATOMIC_RELAXED);
     hd_child_signals_install();
-    hd_scoreboard->processes[slot].pid = getpid();
+    hd_scoreboard->processes[slot].pid = hd_pid();
     hd_scoreboard->processes[slot].generation = s->generation;
     hd_scoreboard->processes[slot].quiescing = 0;
     ops->child_main(s, slot);
@@ -300,7 +301,7 @@ static hd_mpm_exit_t run_one_process(hd_server_t *s)
     hd_child_signals_install();
     hd_child_die = hd_child_graceful = 0;
     __atomic_store_n(&hd_stop_keepalive, 0, __ATOMIC_RELAXED);
-    hd_scoreboard->processes[0].pid = getpid();
+    hd_scoreboard->processes[0].pid = hd_pid();
     hd_scoreboard->processes[0].generation = s->generation;
     ops->child_main(s, 0);
     return HD_MPM_STOP;

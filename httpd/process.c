@@ -5,6 +5,7 @@
 #include "process.h"
 
 #include "connection.h"
+#include "ids.h"
 #include "log.h"
 #include "sys.h"
 
@@ -108,7 +109,7 @@ void hd_child_signals_install(void)
 int hd_pidfile_write(const char *path)
 {
     char buf[32];
-    int n = snprintf(buf, sizeof(buf), "%ld\n", (long)getpid());
+    int n = snprintf(buf, sizeof(buf), "%ld\n", (long)hd_pid());
     char tmp[4096];
     snprintf(tmp, sizeof(tmp), "%s.tmp", path);
     int fd = hd_open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);

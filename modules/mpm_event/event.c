@@ -34,6 +34,7 @@
  */
 #include "config.h"
 #include "connection.h"
+#include "ids.h"
 #include "log.h"
 #include "module.h"
 #include "mpm.h"
@@ -416,8 +417,8 @@ static void *worker_thread(void *arg)
     hd_server_t *s = ch->s;
     hd_sb_worker_t *slot = hd_sb_worker(ch->slot, wa->index);
     memset(slot, 0, sizeof(*slot));
-    slot->pid = getpid();
-    slot->tid = gettid();
+    slot->pid = hd_pid();
+    slot->tid = hd_tid();
     slot->generation = s->generation;
     hd_sb_bind_worker(slot);
 

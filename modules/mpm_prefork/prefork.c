@@ -12,6 +12,7 @@
 #include "config.h"
 #include "connection.h"
 #include "core.h"
+#include "ids.h"
 #include "log.h"
 #include "module.h"
 #include "mpm.h"
@@ -157,8 +158,8 @@ static void child_main(hd_server_t *s, int slot_index)
     const prefork_conf_t *conf = conf_of(s);
     hd_sb_worker_t *slot = hd_sb_worker(slot_index, 0);
     memset(slot, 0, sizeof(*slot));
-    slot->pid = getpid();
-    slot->tid = getpid();
+    slot->pid = hd_pid();
+    slot->tid = hd_tid();
     slot->generation = s->generation;
     slot->state = HD_SB_STARTING;
     hd_sb_bind_worker(slot);
