@@ -12,7 +12,11 @@
 # run mean anything. Prints rps mean ~ stddev% per server and workload,
 # errors, and the ratios ours / Apache (same MPM) and our event / nginx.
 #
-# Two more figures on request:
+# Three more figures on request:
+#   --costs        what a request costs each server, from the kernel: one
+#                  more run per server and workload under perf stat
+#                  (raw_syscalls:sys_enter, context-switches, task-clock on
+#                  all the server's processes), per request
 #   --scaling      our event (and nginx) at wrk -c1000 against -c50, 4 KiB
 #                  keep-alive: the ratio of the rps, and socket errors
 #   --idle-memory N  N idle keep-alive connections to our event (and nginx):
@@ -46,6 +50,7 @@
 #   --scaling          add the -c1000 against -c50 figure
 #   --scaling-conns N  the many connections of --scaling (default 1000)
 #   --idle-memory N    add the idle-memory figure with N connections (10000)
+#   --costs            add syscalls, context switches and CPU per request
 #   --json FILE        write every run's figures as JSON
 #   --skip-missing     skip a server whose binary is missing instead of failing
 #   --keep             keep the temporary directory (configs, error logs, wrk output)
@@ -71,6 +76,7 @@ keep=0
 scaling=0
 scaling_conns=1000
 idle_conns=0
+costs=0
 
 apache_bin=${APACHE2:-/usr/sbin/apache2}
 apache_modules=${APACHE_MODULES:-/usr/lib/apache2/modules}
@@ -134,6 +140,7 @@ while [[ $# -gt 0 ]]; do
     --json) json=${2:?--json needs a file}; shift 2 ;;
     --skip-missing) skip_missing=1; shift ;;
     --keep) keep=1; shift ;;
+    --costs) costs=1; shift ;;
     -h | --help) usage; exit 0 ;;
     *) usage >&2; die "unknown option: $1" ;;
     esac
@@ -200,6 +207,7 @@ for tool in wrk curl setsid timeout awk; do
     command -v "$tool" >/dev/null 2>&1 || missing+=("$tool")
 done
 ((idle_conns == 0)) || command -v "$python" >/dev/null 2>&1 || missing+=("$python")
+((costs == 0)) || command -v perf >/dev/null 2>&1 || missing+=(perf)
 [[ ${#missing[@]} -eq 0 ]] || die "missing: ${missing[*]} (./setup.sh installs them)"
 
 kind_of() { echo "${1%%-*}"; }
@@ -478,6 +486,32 @@ wrk_run() { # name seconds outfile path close conns
         }' "$out" || die "could not read wrk's output for $name: $out"
 }
 
+# One more run under perf stat, on every process of the server's session;
+# prints "syscalls/req cs/req cpu_us/req rps". Not a round: perf's
+# tracepoint costs the server time, so its rps is not compared.
+cost_run() { # name row
+    local name=$1 row=$2 pids out line perf_pid reqs
+    pids=$(pgrep -s "${pid[$name]}" | paste -sd, -)
+    [[ -n $pids ]] || die "no processes found for $name"
+    out="$run/perf-$row-$name.csv"
+    perf stat -x, -e raw_syscalls:sys_enter,context-switches,task-clock -p "$pids" \
+        -o "$out" -- sleep $((duration + 1)) >/dev/null 2>&1 &
+    perf_pid=$!
+    sleep 0.5
+    line=$(wrk_run "$name" "$duration" "$run/wrk-$row-$name-costs.txt" "${row_path[$row]}" \
+        "${row_close[$row]}" "$connections") || exit 1
+    wait "$perf_pid" || die "perf stat on $name failed: $(tail -n 3 "$out" 2>/dev/null)"
+    read -r rps _ reqs _ _ <<<"$line"
+    awk -F, -v reqs="$reqs" -v rps="$rps" '
+        $3 ~ /raw_syscalls:sys_enter/ { sc = $1 }
+        $3 ~ /context-switches/ { cs = $1 }
+        $3 ~ /task-clock/ { ms = $1 }
+        END {
+            if (sc == "" || reqs <= 0) exit 1
+            printf "%.2f %.3f %.1f %s\n", sc / reqs, cs / reqs, ms * 1000 / reqs, rps
+        }' "$out" || die "could not read perf's counts for $name: $out"
+}
+
 # Mean, sample stddev % and so on of column 4 (rps) of @file grouped by
 # columns 1-2; prints "key1 key2 mean sd% min max errors p99".
 summarize() { # file
@@ -546,6 +580,8 @@ echo "== sizing: prefork $start_servers,$min_spare,$max_spare,$max_workers" \
 
 results="$run/results.tsv"
 : >"$results"
+costs_results="$run/costs.tsv"
+: >"$costs_results"
 summary=""
 if [[ ${#rows[@]} -gt 0 ]]; then
     echo "== wrk -t$threads -c$connections, ${rounds} round(s) x ${duration}s per server and" \
@@ -573,6 +609,15 @@ if [[ ${#rows[@]} -gt 0 ]]; then
                     "${row_label[$row]}" "$r" "$rounds" "$(label "$s")" "$rps" "$errs" "$p99"
             done
         done
+        if ((costs)); then
+            for s in "${servers[@]}"; do
+                line=$(cost_run "$s" "$row") || exit 1
+                printf '%s\t%s\t%s\n' "$row" "$s" "${line// /$'\t'}" >>"$costs_results"
+                read -r sc cs us crps <<<"$line"
+                printf '   %-17s costs      %-15s %6s syscalls  %6s cs  %6s us CPU per request\n' \
+                    "${row_label[$row]}" "$(label "$s")" "$sc" "$cs" "$us"
+            done
+        fi
     done
     stop_all
 
@@ -604,9 +649,24 @@ if [[ ${#rows[@]} -gt 0 ]]; then
         fi
         printf '%-17s %-16s %-16s %-16s %-16s\n' "${row_label[$row]}" "${cells[@]}"
     done
+    if ((costs)); then
+        echo
+        echo "== costs per request, from perf stat on all of a server's processes during one" \
+            "more run (not counted above)"
+        printf '%-17s %-15s %10s %10s %12s %10s\n' workload server "syscalls" "cs" "CPU us" \
+            "rps"
+        while IFS=$'\t' read -r row s sc cs us crps; do
+            printf '%-17s %-15s %10s %10s %12s %10.0f\n' "${row_label[$row]}" "$(label "$s")" \
+                "$sc" "$cs" "$us" "$crps"
+        done <"$costs_results"
+    fi
     errors_total=$(awk -F'\t' '{ e += $7 } END { print e + 0 }' <<<"$summary")
-    ((errors_total == 0)) ||
-        echo "peers: WARNING: $errors_total errors (socket, non-2xx/3xx): figures are suspect" >&2
+    if ((errors_total > 0)); then
+        who=$(awk -F'\t' '$7 > 0 { n[$2] += $7 }
+            END { for (s in n) printf "%s%s %d", (k++ ? ", " : ""), s, n[s] }' <<<"$summary")
+        echo "peers: WARNING: $errors_total errors (socket, non-2xx/3xx; $who):" \
+            "those servers' figures are suspect" >&2
+    fi
 fi
 
 # --- scaling: many connections against few ---------------------------------
@@ -764,8 +824,12 @@ if [[ -n $json ]]; then
                 f2=0
                 printf '\n      "%s": {"mean_rps": %s, "stddev_pct": %s, "min_rps": %s, ' \
                     "$s" "$mean" "$sd" "$mn"
-                printf '"max_rps": %s, "errors": %d, "mean_p99_ms": %s, "runs": [%s]}' \
+                printf '"max_rps": %s, "errors": %d, "mean_p99_ms": %s, "runs": [%s]' \
                     "$mx" "$errs" "$p99" "$(json_runs "$results" "$row" "$s")"
+                awk -F'\t' -v a="$row" -v b="$s" '$1 == a && $2 == b {
+                    printf ", \"per_request\": {\"syscalls\": %s, \"context_switches\": %s, ", $3, $4
+                    printf "\"cpu_us\": %s, \"rps_under_perf\": %s}", $5, $6 }' "$costs_results"
+                printf "}"
             done <<<"$summary"
             printf '\n    }, "ratios": {'
             f2=1
