@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +35,15 @@ typedef struct {
 
 #define SWEEP_EVERY_MS 1000
 
+/*
+ * Descriptors all of a process's tables may hold together: a quarter of
+ * RLIMIT_NOFILE, so that connections (and the listener's accept) never
+ * find the limit taken by files kept for later. Beyond it, files are
+ * served uncached. Read once, at the first insertion.
+ */
+static int fd_budget = -1;
+static int fds_cached; /* atomic */
+
 static __thread table_t *my_table;
 static pthread_key_t table_key;
 static pthread_once_t table_key_once = PTHREAD_ONCE_INIT;
@@ -43,7 +53,22 @@ static void unref(hd_cached_file_t *f)
     if (__atomic_sub_fetch(&f->refs, 1, __ATOMIC_ACQ_REL) == 0) {
         hd_close(f->fd);
         free(f);
+        __atomic_sub_fetch(&fds_cached, 1, __ATOMIC_RELAXED);
     }
+}
+
+static int budget(void)
+{
+    int b = __atomic_load_n(&fd_budget, __ATOMIC_RELAXED);
+    if (b < 0) {
+        struct rlimit rl;
+        b = 256;
+        if (hd_getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
+            b = rl.rlim_cur / 4 > INT_MAX ? INT_MAX : (int)(rl.rlim_cur / 4);
+        }
+        __atomic_store_n(&fd_budget, b, __ATOMIC_RELAXED);
+    }
+    return b;
 }
 
 static void drop_table(table_t *t)
@@ -184,6 +209,11 @@ int hd_file_cache_open(const char *path, const struct stat *st, int capacity, in
     }
     t->misses++;
     int fd = open_file(path);
+    if (fd < 0 && errno == EMFILE && t->n > 0) {
+        /* out of descriptors: this thread's idle entries go first */
+        sweep(t, now_ms, 0);
+        fd = open_file(path);
+    }
     if (fd < 0) {
         return -1;
     }
@@ -197,11 +227,16 @@ int hd_file_cache_open(const char *path, const struct stat *st, int capacity, in
         return fd;
     }
     size_t len = strlen(path);
+    bool full = t->n >= t->cap;
+    if (!full && __atomic_load_n(&fds_cached, __ATOMIC_RELAXED) >= budget()) {
+        return fd; /* the process's budget is spent: serve it uncached */
+    }
     hd_cached_file_t *f = malloc(sizeof(*f) + len + 1);
     if (f == NULL) {
         return fd;
     }
     make_room(t);
+    __atomic_add_fetch(&fds_cached, 1, __ATOMIC_RELAXED);
     f->refs = 2;
     f->fd = fd;
     f->hash = h;
@@ -233,4 +268,9 @@ void hd_file_cache_stats(int *entries, uint64_t *hits, uint64_t *misses)
     *entries = t ? t->n : 0;
     *hits = t ? t->hits : 0;
     *misses = t ? t->misses : 0;
+}
+
+int hd_file_cache_process_fds(void)
+{
+    return __atomic_load_n(&fds_cached, __ATOMIC_RELAXED);
 }

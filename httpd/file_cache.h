@@ -55,6 +55,13 @@ void hd_file_cache_release(hd_cached_file_t *handle);
  */
 void hd_file_cache_expire(int64_t now_ms, int64_t idle_ms);
 
+/**
+ * Descriptors the caches of this process hold (entries, and evicted ones a
+ * response still sends). At most a quarter of RLIMIT_NOFILE, as read at the
+ * first insertion: beyond that, files are served without caching.
+ */
+int hd_file_cache_process_fds(void);
+
 /** Entries in this thread's table and how many lookups hit: for tests. */
 void hd_file_cache_stats(int *entries, uint64_t *hits, uint64_t *misses);
 

@@ -6,6 +6,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -41,6 +42,44 @@ static int take(const char *name, int cap, int64_t now, hd_cached_file_t **h)
         return -1;
     }
     return hd_file_cache_open(p, &st, cap, now, h);
+}
+
+/* Runs first: the budget is read from RLIMIT_NOFILE at the first insertion. */
+static void test_fd_budget(void)
+{
+    struct rlimit saved, low;
+    hd_cached_file_t *h[20];
+    int fds[20];
+    char name[16];
+    int entries;
+    uint64_t hits, misses;
+
+    CHECK_INT(getrlimit(RLIMIT_NOFILE, &saved), 0);
+    low = saved;
+    low.rlim_cur = 64; /* a budget of 16 descriptors */
+    CHECK_INT(setrlimit(RLIMIT_NOFILE, &low), 0);
+    for (int i = 0; i < 20; i++) {
+        snprintf(name, sizeof(name), "b%d", i);
+        put(name, name);
+        fds[i] = take(name, 32, 100 + i, &h[i]);
+        CHECK(fds[i] >= 0);
+    }
+    hd_file_cache_stats(&entries, &hits, &misses);
+    CHECK_INT(entries, 16);
+    CHECK_INT(hd_file_cache_process_fds(), 16);
+    CHECK(h[15] != NULL && h[16] == NULL); /* beyond the budget: not cached */
+    for (int i = 0; i < 20; i++) {
+        if (h[i] != NULL) {
+            hd_file_cache_release(h[i]);
+        } else {
+            close(fds[i]);
+        }
+        snprintf(name, sizeof(name), "b%d", i);
+        unlink(path_of(name));
+    }
+    hd_file_cache_expire(INT64_MAX / 2, 0);
+    CHECK_INT(hd_file_cache_process_fds(), 0);
+    CHECK_INT(setrlimit(RLIMIT_NOFILE, &saved), 0);
 }
 
 static void test_hit_and_change(void)
@@ -183,6 +222,7 @@ int main(void)
         perror("mkdtemp");
         return 1;
     }
+    RUN(test_fd_budget);
     RUN(test_hit_and_change);
     RUN(test_eviction_waits_for_release);
     RUN(test_off);
