@@ -6,6 +6,7 @@
  */
 #include "scoreboard.h"
 
+#include "ids.h"
 #include "log.h"
 #include "pool.h"
 #include "request.h"
@@ -50,6 +51,7 @@ static void carry_over(hd_scoreboard_t *old, hd_scoreboard_t *sb)
         for (int k = 0; k < HD_SYS_NKINDS; k++) {
             g->retired.work.sys[k] += old->processes[p].sys[k];
         }
+        hd_sb_kernel_add(&g->retired.total, &old->processes[p].listener_total);
     }
     memcpy(sb->ring, old->ring, sizeof(*sb->ring));
 }
@@ -132,6 +134,9 @@ void hd_sb_bind_process(int proc)
     current_slot = NULL;
     current_counters = NULL;
     hd_sys_bind_counters(hd_scoreboard != NULL ? hd_scoreboard->processes[proc].sys : NULL);
+    if (hd_scoreboard != NULL) {
+        hd_scoreboard->processes[proc].listener_tid = hd_tid();
+    }
 }
 
 hd_sb_worker_t *hd_sb_current(void)
@@ -255,6 +260,7 @@ void hd_sb_sum(hd_sb_work_t *work, hd_sb_kernel_t *kernel)
         for (int k = 0; k < HD_SYS_NKINDS; k++) {
             work->sys[k] += hd_scoreboard->processes[p].sys[k];
         }
+        hd_sb_kernel_add(kernel, &hd_scoreboard->processes[p].listener_total);
     }
 }
 

@@ -151,6 +151,15 @@ typedef struct {
     uint32_t lingering_close;
     /** system calls of the process's threads that own no worker slot (listener) */
     uint64_t sys[HD_SYS_NKINDS] __attribute__((aligned(64)));
+    /**
+     * That thread's kernel figures (the worker MPM's listener): it binds
+     * with hd_sb_bind_process and the master samples it like a slot.
+     */
+    pid_t listener_tid;
+    hd_sb_kernel_t listener_total __attribute__((aligned(64))); /**< since the scoreboard exists */
+    hd_sb_kernel_t listener_current;    /**< of the thread now listening */
+    pid_t listener_seen_pid;            /**< whom listener_current belongs to, 0: none */
+    pid_t listener_seen_tid;
 } __attribute__((aligned(64))) hd_sb_process_t;
 
 typedef struct {

@@ -294,6 +294,10 @@ static void processes_arr(obj_t *top, const status_view_t *v)
         kv_u(&o, "keep_alive", ps->keep_alive);
         kv_u(&o, "lingering_close", ps->lingering_close);
         syscalls_obj(&o, "listener_syscalls", ps->sys);
+        kv_i(&o, "listener_tid", ps->listener_tid);
+        obj_t k = open_obj(&o, "listener_kernel");
+        kernel_fields(&k, &ps->listener_total);
+        close_obj(&k);
         close_obj(&o);
     }
     status_puts(top->o, "]");

@@ -61,38 +61,64 @@ static void add_delta(hd_sb_kernel_t *total, const hd_sb_kernel_t *cur,
     }
 }
 
+/* Where one thread's kernel figures accumulate (a slot's, or a listener's). */
+typedef struct {
+    hd_sb_kernel_t *total;
+    hd_sb_kernel_t *current;
+    pid_t *seen_pid;
+    pid_t *seen_tid;
+} track_t;
+
+/* Adds what thread (pid, tid) did since the last look; 0 pid: it is gone. */
+static void sample_thread(track_t t, pid_t pid, pid_t tid, hd_procstat_thread_t *reader,
+                          uint64_t lock_waits, uint64_t lock_wait_us)
+{
+    hd_sb_kernel_t cur;
+    static const hd_sb_kernel_t zero;
+
+    if (pid == 0) {
+        /* whatever thread comes next starts from its own zero */
+        *t.seen_pid = 0;
+        *t.seen_tid = 0;
+        if (reader != NULL) {
+            hd_procstat_thread_close(reader);
+        }
+        return;
+    }
+    int rv = reader != NULL ? hd_procstat_thread_read(reader, pid, tid, &cur)
+                            : hd_procstat_thread(pid, tid, &cur);
+    if (rv != HD_OK) {
+        *t.seen_pid = 0;
+        *t.seen_tid = 0;
+        return;
+    }
+    cur.lock_waits = lock_waits;
+    cur.lock_wait_us = lock_wait_us;
+    bool same = *t.seen_pid == pid && *t.seen_tid == tid;
+    add_delta(t.total, &cur, same ? t.current : &zero);
+    *t.current = cur;
+    *t.seen_pid = pid;
+    *t.seen_tid = tid;
+}
+
 static void sample_slot(int i)
 {
     hd_sb_worker_t *w = &hd_scoreboard->workers[i];
     hd_sb_counters_t *c = &hd_scoreboard->counters[i];
-    pid_t pid = w->pid;
-    pid_t tid = w->tid != 0 ? w->tid : pid;
-    hd_sb_kernel_t cur;
-    static const hd_sb_kernel_t zero;
+    bool gone = w->pid == 0 || w->state == HD_SB_DEAD;
+    track_t t = {&c->total, &c->current, &c->seen_pid, &c->seen_tid};
+    sample_thread(t, gone ? 0 : w->pid, w->tid != 0 ? w->tid : w->pid,
+                  i < nreaders ? &readers[i] : NULL, w->lock_waits, w->lock_wait_us);
+}
 
-    if (pid == 0 || w->state == HD_SB_DEAD) {
-        /* the thread is gone: whatever takes the slot next starts from its own zero */
-        c->seen_pid = 0;
-        c->seen_tid = 0;
-        if (i < nreaders) {
-            hd_procstat_thread_close(&readers[i]);
-        }
-        return;
-    }
-    int rv = i < nreaders ? hd_procstat_thread_read(&readers[i], pid, tid, &cur)
-                          : hd_procstat_thread(pid, tid, &cur);
-    if (rv != HD_OK) {
-        c->seen_pid = 0;
-        c->seen_tid = 0;
-        return;
-    }
-    cur.lock_waits = w->lock_waits;
-    cur.lock_wait_us = w->lock_wait_us;
-    bool same = c->seen_pid == pid && c->seen_tid == tid;
-    add_delta(&c->total, &cur, same ? &c->current : &zero);
-    c->current = cur;
-    c->seen_pid = pid;
-    c->seen_tid = tid;
+/* A process's thread without a worker slot (the worker MPM's listener). */
+static void sample_listener(int p)
+{
+    hd_sb_process_t *ps = &hd_scoreboard->processes[p];
+    pid_t tid = ps->listener_tid;
+    track_t t = {&ps->listener_total, &ps->listener_current, &ps->listener_seen_pid,
+                 &ps->listener_seen_tid};
+    sample_thread(t, tid != 0 ? ps->pid : 0, tid, NULL, 0, 0);
 }
 
 static int64_t clock_ms(clockid_t id)
@@ -112,6 +138,9 @@ void status_sample(bool in_master)
     readers_fit(n); /* without memory: open, read, close each time */
     for (int i = 0; i < n; i++) {
         sample_slot(i);
+    }
+    for (int p = 0; p < hd_scoreboard->global->server_limit; p++) {
+        sample_listener(p);
     }
 
     if (in_master) {

@@ -224,3 +224,23 @@ def test_our_count_matches_the_kernel(server_factory):
     diff = abs(total_kernel - total_ours) / total_kernel
     assert diff <= 0.05, "our count is %.1f%% off the kernel's\n%s" % (100 * diff,
                                                                        "\n".join(lines))
+
+
+@pytest.mark.mpm("worker")
+def test_listener_threads_are_sampled(server_factory):
+    """The worker MPM's listener owns no worker slot; the master samples it
+    all the same, so the totals hold its context switches and CPU: they are
+    more than the slots' sum by what the listeners did."""
+    srv = server_factory(extra=STATUS_CONF, mpm_directives=STABLE_MPM)
+    time.sleep(1.5)
+    for _ in range(60):    # a new connection each: the listener wakes up for each
+        assert srv.get("/index.html", headers={"Connection": "close"}).status == 200
+    time.sleep(2.5)        # two samples by the master
+
+    def excess():
+        doc = json.loads(srv.get("/server-status?json&history=0").body)
+        slots = sum(s["cs_voluntary"] for s in doc["slots"])
+        return doc["totals"]["cs_voluntary"] - slots, doc["totals"]["cs_voluntary"], slots
+    extra, total, slots = excess()
+    print("voluntary context switches: totals %d, slots %d, listeners %d" % (total, slots, extra))
+    assert extra >= 30, (total, slots)
