@@ -139,8 +139,9 @@ PERF_EVENTS = "raw_syscalls:sys_enter,context-switches,task-clock"
 # The kernel's count by kind, as the syscall layer's kinds (sys.h): one
 # tracepoint per system call; "other" is the total less these.
 PERF_KINDS = {
-    "accept": ("accept4", "accept"), "read": ("read", "pread64", "readv"),
-    "write": ("write", "writev", "pwrite64"), "sendfile": ("sendfile64",),
+    "accept": ("accept4", "accept"),
+    "read": ("read", "pread64", "readv", "recvfrom", "recvmsg"),
+    "write": ("write", "writev", "pwrite64", "sendto", "sendmsg"), "sendfile": ("sendfile64",),
     "open": ("openat", "open"), "stat": ("newfstat", "newfstatat", "statx", "newstat",
                                          "newlstat"),
     "close": ("close",), "epoll_wait": ("epoll_wait", "epoll_pwait"),
