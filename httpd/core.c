@@ -233,11 +233,7 @@ static const char *cmd_listen(hd_cmd_parms_t *cmd, void *mconfig, int argc, char
     freeaddrinfo(res);
     l->text = hd_pstrdup(cmd->pool, argv[0]);
     if (argc > 1) {
-        char *proto = hd_pstrdup(cmd->pool, argv[1]);
-        for (char *c = proto; *c != '\0'; c++) {
-            *c = (char)tolower((unsigned char)*c);
-        }
-        l->protocol = proto;
+        l->protocol = hd_pstrdup_lower(cmd->pool, argv[1]);
     } else {
         l->protocol = atoi(port) == 443 ? "https" : "http";
     }
@@ -393,11 +389,7 @@ static const char *cmd_accept_filter(hd_cmd_parms_t *cmd, void *mconfig, int arg
 {
     hd_core_server_conf_t *conf = mconfig;
     hd_accept_filter_t *f = hd_pcalloc(cmd->pool, sizeof(*f));
-    char *proto = hd_pstrdup(cmd->pool, argv[0]);
-    for (char *c = proto; *c != '\0'; c++) {
-        *c = (char)tolower((unsigned char)*c);
-    }
-    f->protocol = proto;
+    f->protocol = hd_pstrdup_lower(cmd->pool, argv[0]);
     f->filter = hd_pstrdup(cmd->pool, argv[1]);
     /* the last one for a protocol wins: newest first */
     f->next = conf->accept_filters;
@@ -578,11 +570,7 @@ static const char *cmd_set_handler(hd_cmd_parms_t *cmd, void *mconfig, int argc,
         d->handler = cmd->context == HD_CTX_MAIN ? NULL : handler_none;
         return NULL;
     }
-    char *h = hd_pstrdup(cmd->pool, argv[0]);
-    for (char *p = h; *p != '\0'; p++) {
-        *p = (char)tolower((unsigned char)*p);
-    }
-    d->handler = h;
+    d->handler = hd_pstrdup_lower(cmd->pool, argv[0]);
     return NULL;
 }
 

@@ -9,6 +9,7 @@
  */
 #include "pool.h"
 
+#include <ctype.h>
 #include <stdalign.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -237,6 +238,15 @@ char *hd_pstrdup(hd_pool_t *pool, const char *s)
         return NULL;
     }
     return hd_pmemdup0(pool, s, strlen(s));
+}
+
+char *hd_pstrdup_lower(hd_pool_t *pool, const char *s)
+{
+    char *d = hd_pstrdup(pool, s);
+    for (char *c = d; c != NULL && *c != '\0'; c++) {
+        *c = (char)tolower((unsigned char)*c);
+    }
+    return d;
 }
 
 char *hd_pstrndup(hd_pool_t *pool, const char *s, size_t n)

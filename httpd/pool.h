@@ -43,6 +43,8 @@ void *hd_pcalloc(hd_pool_t *pool, size_t size);
 void *hd_pnalloc(hd_pool_t *pool, size_t size);
 
 char *hd_pstrdup(hd_pool_t *pool, const char *s);
+/** hd_pstrdup in lower case (ASCII): for names compared case-blind, stored once. */
+char *hd_pstrdup_lower(hd_pool_t *pool, const char *s);
 char *hd_pstrndup(hd_pool_t *pool, const char *s, size_t n);
 /** Copies @p n bytes into a new NUL-terminated string. */
 char *hd_pmemdup0(hd_pool_t *pool, const void *s, size_t n);

@@ -144,6 +144,8 @@ static void test_strings(void)
 
     CHECK_STR(hd_pstrdup(p, "hello"), "hello");
     CHECK(hd_pstrdup(p, NULL) == NULL);
+    CHECK_STR(hd_pstrdup_lower(p, "AcceptFilter HTTP"), "acceptfilter http");
+    CHECK(hd_pstrdup_lower(p, NULL) == NULL);
     CHECK_STR(hd_pstrndup(p, "hello world", 5), "hello");
     CHECK_STR(hd_pstrndup(p, "hi", 10), "hi");
     CHECK_STR(hd_pmemdup0(p, "abc\0def", 3), "abc");
