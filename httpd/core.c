@@ -47,7 +47,7 @@ static void *core_create_server(hd_pool_t *p, hd_server_t *s)
     c->limits = (hd_http_limits_t){8190, 8190, 100};
     c->server_tokens = HD_TOKENS_FULL;
     c->listen_backlog = 511;
-    c->open_file_cache = 32;
+    c->open_file_cache = HD_FILE_CACHE_DEFAULT;
     return cs;
 }
 
@@ -414,7 +414,7 @@ static const char *cmd_open_file_cache(hd_cmd_parms_t *cmd, void *mconfig, int a
     if (strcasecmp(argv[0], "off") == 0) {
         conf->open_file_cache = 0;
     } else if (strcasecmp(argv[0], "on") == 0) {
-        conf->open_file_cache = 32;
+        conf->open_file_cache = HD_FILE_CACHE_DEFAULT;
     } else if (all_digits(argv[0]) && strlen(argv[0]) <= 4 &&
                atoi(argv[0]) <= HD_FILE_CACHE_MAX) {
         conf->open_file_cache = atoi(argv[0]);

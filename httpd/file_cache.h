@@ -23,6 +23,9 @@
 
 typedef struct hd_cached_file hd_cached_file_t;
 
+/** Entries per thread without an OpenFileCache directive (and with "On"). */
+#define HD_FILE_CACHE_DEFAULT 32
+
 /** Most entries per thread OpenFileCache accepts. */
 #define HD_FILE_CACHE_MAX 1024
 
@@ -32,9 +35,11 @@ typedef struct hd_cached_file hd_cached_file_t;
 /**
  * An open descriptor for @p path, which the caller found to be @p st a
  * moment ago: a cached one when it is still the same file, else a fresh
- * open(2) that is cached in place of the least recently used idle entry.
+ * open(2) that is cached in place of the least recently used entry (a
+ * response still sending that one keeps its descriptor until it is done).
  * @p capacity is the table size for this thread (OpenFileCache); 0 opens
- * without caching. @p now_ms is a monotonic time for the idle expiry.
+ * without caching (and @p st is not read). @p now_ms is a monotonic time
+ * for the idle expiry.
  * Returns the fd and sets @p *handle (to NULL when not cached), or -1 with
  * errno set. Give the handle back with hd_file_cache_release().
  */

@@ -126,15 +126,12 @@ static void release_cached_cleanup(void *data)
 
 int hd_open_file_for_request(hd_request_t *r, const char *path)
 {
-    int fd;
-    hd_cached_file_t *cached = NULL;
-    if (r->finfo_valid && strcmp(path, r->filename) == 0) {
-        /* the path was stat()ed for this request: the cache may answer */
-        fd = hd_file_cache_open(path, &r->finfo, hd_core_sconf(r->server)->open_file_cache,
+    hd_cached_file_t *cached;
+    /* only a path stat()ed for this request may come from the cache */
+    bool statted = r->finfo_valid && strcmp(path, r->filename) == 0;
+    int fd = hd_file_cache_open(path, &r->finfo,
+                                statted ? hd_core_sconf(r->server)->open_file_cache : 0,
                                 r->start_mono_us / 1000, &cached);
-    } else {
-        fd = hd_open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK, 0);
-    }
     if (fd >= 0 && cached != NULL) {
         hd_pool_cleanup_add(r->pool, release_cached_cleanup, cached);
     } else if (fd >= 0) {
