@@ -1,9 +1,9 @@
 /*
  * mod_dir: what a URI naming a directory gets. Without the trailing slash, a
  * 301 to the URI with it (so relative links in the index resolve); with it,
- * the first DirectoryIndex file that exists through an internal redirect; if
- * none exists, a listing when Options has Indexes (what mod_autoindex would
- * do), else 403.
+ * the first DirectoryIndex file that exists (a sub-request, then a fast
+ * internal redirect); if none exists, a listing when Options has Indexes
+ * (what mod_autoindex would do), else 403.
  *
  * The redirects happen in fixups; the listing and the refusal in the handler
  * phase, so that a fixups HD_OK is never mistaken for a finished response.
@@ -134,11 +134,16 @@ static int redirect_with_slash(hd_request_t *r)
     return 301;
 }
 
+/*
+ * Each DirectoryIndex name is looked up as a sub-request (so Alias,
+ * <Directory> and Require apply to it as to any URI); the first that is a
+ * regular file the client may see becomes the request's resource (a fast
+ * internal redirect: no phase runs twice), and the handler serves it.
+ */
 static int dir_fixups(hd_request_t *r)
 {
     const char *const *names;
-    size_t ulen, flen;
-    const char *dirpath;
+    size_t ulen;
     int n;
 
     if (!is_directory_request(r)) {
@@ -149,33 +154,20 @@ static int dir_fixups(hd_request_t *r)
         return redirect_with_slash(r);
     }
 
-    flen = strlen(r->filename);
-    dirpath = (flen > 0 && r->filename[flen - 1] == '/')
-                  ? r->filename
-                  : hd_pstrcat(r->pool, r->filename, "/", NULL);
     n = hd_dir_index_names(r, &names);
     for (int i = 0; i < n; i++) {
-        struct stat st;
-        const char *path, *uri;
+        /* "/x/index.php" names a URI of its own, not a file here */
+        const char *uri = names[i][0] == '/' ? names[i] : hd_pstrcat(r->pool, r->uri, names[i], NULL);
+        hd_request_t *rr = hd_sub_req_lookup_uri(r, uri);
 
-        /* "/x/index.php" names a URI under DocumentRoot, not a file here */
-        if (names[i][0] == '/') {
-            path = hd_pstrcat(r->pool, hd_core_sconf(r->server)->document_root, names[i], NULL);
-            uri = names[i];
-        } else {
-            path = hd_pstrcat(r->pool, dirpath, names[i], NULL);
-            uri = hd_pstrcat(r->pool, r->uri, names[i], NULL);
-        }
-        if (hd_stat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
+        if (rr->status != 200 || !rr->finfo_valid || !S_ISREG(rr->finfo.st_mode)) {
             continue;
         }
-        /* the new URI is parsed like a request target, so it goes escaped */
-        uri = hd_escape_path(r->pool, uri);
-        if (r->args != NULL) {
-            uri = hd_pstrcat(r->pool, uri, "?", r->args, NULL);
+        if (r->orig_uri == NULL) {
+            r->orig_uri = r->uri;
         }
-        int rc = hd_internal_redirect(r, uri);
-        return rc >= 300 ? rc : HD_DONE;
+        hd_internal_fast_redirect(rr, r);
+        return HD_OK;
     }
     return HD_DECLINED;
 }

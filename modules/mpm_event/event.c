@@ -24,7 +24,7 @@
  *
  * Memory: an idle connection beyond the first few of the child gives its
  * pool (the hd_conn_t and its input buffer, a pool block) back and keeps only
- * its econn_t record (under 150 bytes); a thread rebuilds the hd_conn_t when
+ * its econn_t record (under 200 bytes, the I/O state kept with it); a thread rebuilds the hd_conn_t when
  * the next request arrives.
  *
  * A child takes new connections only while it has fewer than ThreadsPerChild
@@ -104,7 +104,8 @@ struct econn {
     uint32_t idx;              /* in the child's record table */
     uint32_t gen;              /* +1 each time the record is reused */
     int fd;
-    unsigned requests;         /* kept while released */
+    hd_conn_keep_t keep;       /* what outlives the pool while released */
+    bool released;
     uint8_t queue;             /* queue_t while parked */
     bool pending;              /* an event came while not parked (tq_lock) */
     bool registered;           /* the fd is in the epoll set */
@@ -254,7 +255,7 @@ static void close_conn(child_t *ch, econn_t *e)
     if (e->c != NULL) {
         hd_conn_close(e->c);
     } else {
-        hd_close(e->fd);
+        hd_conn_close_kept(e->fd, &e->keep);
     }
     if (e->lingering) {
         __atomic_sub_fetch(&ch->lingering, 1, __ATOMIC_RELAXED);
@@ -273,16 +274,17 @@ static void make_whole(child_t *ch, econn_t *e)
     const struct sockaddr *local = e->local_len > 0 ? &e->local.sa
                                                     : (const struct sockaddr *)&e->l->addr;
     socklen_t local_len = e->local_len > 0 ? e->local_len : e->l->addr_len;
-    e->c = hd_conn_create(ch->s, e->fd, &e->peer.sa, e->peer_len, local, local_len);
-    e->c->requests = e->requests;
+    e->c = hd_conn_create(ch->s, e->fd, e->l, &e->peer.sa, e->peer_len, local, local_len,
+                          e->released ? &e->keep : NULL);
+    e->released = false;
     e->c->mpm_data = e;
 }
 
 /* Gives back the pool of an idle connection; only the record remains. */
 static void release(econn_t *e)
 {
-    e->requests = e->c->requests;
-    hd_pool_destroy(e->c->pool);
+    hd_conn_release(e->c, &e->keep);
+    e->released = true;
     e->c = NULL;
 }
 

@@ -4,7 +4,7 @@
  * listeners in their own epoll set with EPOLLEXCLUSIVE, so the kernel wakes
  * one child per connection (accept is serialised without a lock).
  *
- * The master (httpd/mpm_master.c, shared with worker and event) keeps
+ * The master (httpd/server/mpm_master.c, shared with worker and event) keeps
  * between MinSpareServers and MaxSpareServers idle children, checked once a
  * second by maintain_spares below, replaces a child that dies unexpectedly
  * at once, and turns signals into restarts.
@@ -148,7 +148,7 @@ static bool serve_one(hd_server_t *s, hd_listen_t *l)
         return false;
     }
     const struct sockaddr *la = hd_mpm_local_addr(l, fd, &local, &local_len);
-    hd_conn_t *c = hd_conn_create(s, fd, (struct sockaddr *)&peer, peer_len, la, local_len);
+    hd_conn_t *c = hd_conn_create(s, fd, l, (struct sockaddr *)&peer, peer_len, la, local_len, NULL);
     hd_mpm_serve(c, -1, -1);
     return true;
 }

@@ -1,8 +1,8 @@
 /*
- * The worker MPM, as Apache's worker.c: a master process (httpd/mpm_master.c)
+ * The worker MPM, as Apache's worker.c: a master process (httpd/server/mpm_master.c)
  * and children that each run ThreadsPerChild worker threads and one
  * listener thread. The listener accepts a connection only when a worker is
- * idle and hands it over through the child's queue (httpd/mpm_fdqueue.c); a
+ * idle and hands it over through the child's queue (httpd/server/mpm_fdqueue.c); a
  * worker serves the connection from its first request to its close, waiting
  * for the socket with poll. The master keeps between MinSpareThreads and
  * MaxSpareThreads idle threads, counted across children.
@@ -114,8 +114,8 @@ static void *worker_thread(void *arg)
         struct sockaddr_storage local;
         socklen_t local_len;
         const struct sockaddr *la = hd_mpm_local_addr(job.l, job.fd, &local, &local_len);
-        hd_conn_t *c = hd_conn_create(s, job.fd, (struct sockaddr *)&job.peer, job.peer_len, la,
-                                      local_len);
+        hd_conn_t *c = hd_conn_create(s, job.fd, job.l, (struct sockaddr *)&job.peer, job.peer_len,
+                                      la, local_len, NULL);
         hd_mpm_serve(c, ch->stop_pipe[0], ch->die_pipe[0]);
     }
     hd_modules_flush(s);

@@ -7,7 +7,7 @@
  *   resp.c     reading responses
  *   hist.c     the latency histogram
  *   report.c   the summary for people and the JSON for scripts
- * It is a client: it calls the system directly, not through httpd/sys.h,
+ * It is a client: it calls the system directly, not through httpd/base/sys.h,
  * and counts its own system calls so that its cost can be shown.
  */
 #ifndef LG_LOADGEN_H

@@ -18,6 +18,15 @@
 
 #define FILE_SIZE 300000
 
+
+/* The chain writer on a plain descriptor, as the connection uses it. */
+static int chain_write(int fd, hd_chain_t **chain, bool use_sendfile, char *scratch,
+                       size_t scratch_size, off_t *sent)
+{
+    hd_chain_sink_t sink = hd_chain_sink_fd(fd, use_sendfile);
+    return hd_chain_write(&sink, chain, scratch, scratch_size, sent);
+}
+
 static char file_data[FILE_SIZE];
 static char file_path[] = "/tmp/hd_test_buf_XXXXXX";
 static int file_fd = -1;
@@ -79,7 +88,7 @@ static void test_memory_run(void)
 
     uint64_t writes = hd_sys_counters[HD_SYS_WRITE];
     uint64_t sendfiles = hd_sys_counters[HD_SYS_SENDFILE];
-    CHECK_INT(hd_chain_write(sv[0], &chain, true, NULL, 0, &sent), HD_OK);
+    CHECK_INT(chain_write(sv[0], &chain, true, NULL, 0, &sent), HD_OK);
     CHECK_INT(hd_sys_counters[HD_SYS_WRITE] - writes, 1);
     CHECK_INT(hd_sys_counters[HD_SYS_SENDFILE] - sendfiles, 0);
     CHECK(chain == NULL);
@@ -90,7 +99,7 @@ static void test_memory_run(void)
     /* an empty chain, or one of empty buffers, is done at once */
     hd_chain_append(p, &chain, hd_buf_wrap(p, "", 0));
     writes = hd_sys_counters[HD_SYS_WRITE];
-    CHECK_INT(hd_chain_write(sv[0], &chain, true, NULL, 0, &sent), HD_OK);
+    CHECK_INT(chain_write(sv[0], &chain, true, NULL, 0, &sent), HD_OK);
     CHECK(chain == NULL);
     CHECK_INT(hd_sys_counters[HD_SYS_WRITE] - writes, 0);
     close(sv[0]);
@@ -115,7 +124,7 @@ static void check_file_range(bool use_sendfile)
     uint64_t writes = hd_sys_counters[HD_SYS_WRITE];
     uint64_t sendfiles = hd_sys_counters[HD_SYS_SENDFILE];
     uint64_t reads = hd_sys_counters[HD_SYS_READ];
-    CHECK_INT(hd_chain_write(sv[0], &chain, use_sendfile, scratch, sizeof(scratch), &sent), HD_OK);
+    CHECK_INT(chain_write(sv[0], &chain, use_sendfile, scratch, sizeof(scratch), &sent), HD_OK);
     CHECK(chain == NULL);
     CHECK_INT(sent, 5008);
     if (use_sendfile) {
@@ -184,7 +193,7 @@ static void test_head_and_file_one_segment(void)
     hd_chain_append(p, &chain, hd_buf_wrap(p, "HTTP/1.1 200 OK\r\n\r\n", 19));
     hd_chain_append(p, &chain, hd_buf_file(p, file_fd, 0, 4096));
     unsigned before = data_segments_sent(sv[0]);
-    CHECK_INT(hd_chain_write(sv[0], &chain, true, NULL, 0, &sent), HD_OK);
+    CHECK_INT(chain_write(sv[0], &chain, true, NULL, 0, &sent), HD_OK);
     CHECK_INT(sent, 4096 + 19);
     CHECK_INT(read_n(sv[1], got, 4096 + 19), 4096 + 19);
     CHECK(memcmp(got + 19, file_data, 4096) == 0);
@@ -231,7 +240,7 @@ static void check_partial(bool use_sendfile, size_t scratch_size)
     total = 1000 + FILE_SIZE - 7 + sizeof(mem);
     CHECK_INT(hd_chain_size(chain), total);
 
-    while ((rc = hd_chain_write(sv[0], &chain, use_sendfile, scratch, scratch_size, &sent)) ==
+    while ((rc = chain_write(sv[0], &chain, use_sendfile, scratch, scratch_size, &sent)) ==
            HD_AGAIN) {
         again++;
         CHECK(chain != NULL);
@@ -318,7 +327,7 @@ static void test_errors(void)
     /* a file buffer with neither sendfile nor scratch cannot be sent */
     make_pair(sv, false, 0);
     hd_chain_append(p, &chain, hd_buf_file(p, file_fd, 0, 10));
-    CHECK_INT(hd_chain_write(sv[0], &chain, false, NULL, 0, &sent), HD_ERROR);
+    CHECK_INT(chain_write(sv[0], &chain, false, NULL, 0, &sent), HD_ERROR);
     CHECK_INT(errno, EINVAL);
     CHECK(chain != NULL);
 
@@ -326,7 +335,7 @@ static void test_errors(void)
     close(sv[1]);
     chain = NULL;
     hd_chain_append(p, &chain, hd_buf_wrap(p, "data", 4));
-    CHECK_INT(hd_chain_write(sv[0], &chain, true, NULL, 0, &sent), HD_ERROR);
+    CHECK_INT(chain_write(sv[0], &chain, true, NULL, 0, &sent), HD_ERROR);
     CHECK_INT(errno, EPIPE);
     CHECK(chain != NULL);
     CHECK_INT(sent, 0);
@@ -338,13 +347,13 @@ static void test_errors(void)
     hd_chain_append(p, &chain, hd_buf_file(p, file_fd, FILE_SIZE - 10, 20));
     char scratch[64];
     /* the short sendfile looks like a full socket at first; the retry finds the end */
-    CHECK_INT(hd_chain_write(sv[0], &chain, true, scratch, sizeof(scratch), &sent), HD_AGAIN);
-    CHECK_INT(hd_chain_write(sv[0], &chain, true, scratch, sizeof(scratch), &sent), HD_ERROR);
+    CHECK_INT(chain_write(sv[0], &chain, true, scratch, sizeof(scratch), &sent), HD_AGAIN);
+    CHECK_INT(chain_write(sv[0], &chain, true, scratch, sizeof(scratch), &sent), HD_ERROR);
     CHECK_INT(errno, EIO);
     CHECK_INT(sent, 10);
     chain = NULL;
     hd_chain_append(p, &chain, hd_buf_file(p, file_fd, FILE_SIZE, 20));
-    CHECK_INT(hd_chain_write(sv[0], &chain, false, scratch, sizeof(scratch), &sent), HD_ERROR);
+    CHECK_INT(chain_write(sv[0], &chain, false, scratch, sizeof(scratch), &sent), HD_ERROR);
     CHECK_INT(errno, EIO);
     close(sv[0]);
     close(sv[1]);

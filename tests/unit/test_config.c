@@ -7,6 +7,7 @@
 #include "authz_core/authz_core.h"
 #include "config.h"
 #include "config_internal.h"
+#include "request_config.h"
 #include "core.h"
 #include "log.h"
 #include "module.h"
@@ -537,8 +538,12 @@ static void test_sections(void)
                  "<Directory not allowed in <Directory> context");
     EXPECT_ERROR("<Location /a>\n<Files b>\n</Files>\n</Location>\n", 2,
                  "<Files> cannot occur within <Location> section");
-    EXPECT_ERROR("<DirectoryMatch (>\n</DirectoryMatch>\n", 1, "Regex could not be compiled");
-    EXPECT_ERROR("<Files ~ [>\n</Files>\n", 1, "Regex could not be compiled");
+    EXPECT_ERROR("<DirectoryMatch (>\n</DirectoryMatch>\n", 1,
+                 "<DirectoryMatch>: regular expression \"(\" could not be compiled: missing closing "
+                 "parenthesis at offset 1");
+    EXPECT_ERROR("<Files ~ [>\n</Files>\n", 1,
+                 "<Files>: regular expression \"[\" could not be compiled: missing terminating ] for "
+                 "character class at offset 1");
     EXPECT_ERROR("<Directory /a>\nListen 80\n</Directory>\n", 2,
                  "Listen not allowed in <Directory> context");
     EXPECT_ERROR("<Directory /a>\n<Files x>\nServerName y\n</Files>\n</Directory>\n", 3,
@@ -558,7 +563,7 @@ static hd_request_t *fake_request(hd_server_t *s, hd_pool_t *p, const char *file
     r->server = s;
     r->filename = filename ? hd_pstrdup(p, filename) : NULL;
     r->uri = uri ? hd_pstrdup(p, uri) : NULL;
-    hd_config_merge_for_request(r);
+    hd_request_merge_config(r);
     return r;
 }
 

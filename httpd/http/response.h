@@ -1,0 +1,30 @@
+/*
+ * The status line and headers of a response (response.c).
+ */
+#ifndef HD_RESPONSE_H
+#define HD_RESPONSE_H
+
+#include "hd.h"
+
+/**
+ * Decides keep-alive (given whether the connection could stay open) and
+ * renders the status line and headers into a buffer from r->pool:
+ * Content-Length from r->content_length (counted from r->body when -1 and
+ * no filter ran), or Transfer-Encoding: chunked when r->chunked.
+ */
+hd_buf_t *hd_response_head(hd_request_t *r, bool keepalive_possible);
+
+/** False for statuses that never carry a body (1xx, 204, 304). */
+bool hd_response_has_body(const hd_request_t *r);
+
+/** Drops the headers that describe the representation an error page replaces
+ *  (ETag, Last-Modified, Content-Encoding ...), the body and its length. */
+void hd_response_drop_representation(hd_request_t *r);
+
+/** Sets the server's own short HTML page for @p status as the body. */
+void hd_response_default_error_body(hd_request_t *r, int status);
+
+/** Makes the response the plain error page of @p status (no ErrorDocument). */
+void hd_response_error_page(hd_request_t *r, int status);
+
+#endif
