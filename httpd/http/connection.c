@@ -313,10 +313,17 @@ static void head_done(hd_conn_t *c)
     if (rv == HD_OK && r->method == HD_M_OTHER) {
         rv = 501;
     }
+    bool has_body = r->chunked_in || r->content_length_in > 0;
     if (rv == HD_OK) {
         rv = hd_request_prepare(r);
+        if (rv != HD_OK && !has_body) {
+            /* a well-formed request the mapping answered (a redirect, a
+             * refusal): the connection may stay open, as for any response */
+            hd_send_error(r, rv);
+            queue_response(c);
+            return;
+        }
     }
-    bool has_body = r->chunked_in || r->content_length_in > 0;
     if (rv != HD_OK) {
         if (has_body) {
             c->linger = true;
