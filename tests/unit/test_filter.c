@@ -60,7 +60,7 @@ static char *flatten(hd_pool_t *p, const hd_chain_t *c)
         if (b->in_file) {
             ssize_t got = pread(b->fd, out + n, (size_t)(b->file_last - b->file_pos), b->file_pos);
             n += got > 0 ? (size_t)got : 0;
-        } else {
+        } else if (b->last > b->pos) {
             memcpy(out + n, b->pos, (size_t)(b->last - b->pos));
             n += (size_t)(b->last - b->pos);
         }
