@@ -80,7 +80,32 @@ static unsigned dir_options(const hd_request_t *r, const char *dir)
     return o.options & ~HD_OPT_UNSET;
 }
 
-/* Whether every Options of the configuration keeps FollowSymLinks: then no link is ever refused. */
+/* What the http module knows once per configuration. */
+typedef struct {
+    bool symlinks_everywhere; /* no Options anywhere refuses symbolic links */
+} static_sconf_t;
+
+void *hd_static_create_server_config(hd_pool_t *p, hd_server_t *s)
+{
+    return hd_pcalloc(p, sizeof(static_sconf_t));
+}
+
+static bool symlinks_everywhere(const hd_server_t *s);
+
+/* After the core's post_config, which indexes the sections. */
+int hd_static_post_config(hd_server_t *s)
+{
+    static_sconf_t *sc = hd_get_server_config(s, &hd_http_module);
+    sc->symlinks_everywhere = symlinks_everywhere(s);
+    return HD_OK;
+}
+
+static bool symlinks_known_everywhere(const hd_server_t *s)
+{
+    const static_sconf_t *sc = hd_get_server_config(s, &hd_http_module);
+    return sc != NULL && sc->symlinks_everywhere;
+}
+
 static bool symlinks_everywhere(const hd_server_t *s)
 {
     const hd_core_dir_conf_t *d = s->dir_default[hd_core_module.index];
@@ -119,12 +144,19 @@ static int check_symlinks(hd_request_t *r)
     size_t rlen, len, i;
     char *path;
 
-    if (root == NULL || symlinks_everywhere(r->server)) {
+    if (root == NULL || symlinks_known_everywhere(r->server)) {
         return HD_OK;
     }
     rlen = strlen(root);
     while (rlen > 0 && root[rlen - 1] == '/') {
         rlen--;
+    }
+    /* the common case: a file right in the root, whose own Options follow links */
+    const char *name = r->filename + rlen;
+    if (strncmp(r->filename, root, rlen) == 0 && name[0] == '/' && name[1] != '\0' &&
+        strchr(name + 1, '/') == NULL &&
+        (hd_core_options(hd_core_dconf(r)) & HD_OPT_FOLLOWSYMLINKS)) {
+        return HD_OK;
     }
     if (strncmp(r->filename, root, rlen) != 0 || (r->filename[rlen] != '/' && r->filename[rlen] != '\0')) {
         root = "";

@@ -38,6 +38,19 @@ int hd_core_map_to_storage(hd_request_t *r);
  */
 int hd_meets_conditions(hd_request_t *r, const char *etag, time_t mtime);
 
+/** The http module (http_core.c), whose server config this file keeps. */
+extern hd_module_t hd_http_module;
+
+/** The http module's server config: what is known once per configuration. */
+void *hd_static_create_server_config(hd_pool_t *p, hd_server_t *s);
+
+/**
+ * The http module's post_config (after the core's, which indexes the
+ * sections): notes whether every Options keeps FollowSymLinks, so that no
+ * request needs the symbolic-link walk.
+ */
+int hd_static_post_config(hd_server_t *s);
+
 /** The default content handler: GET/HEAD of r->filename (ranges: the range filter). HD_OK or a status. */
 int hd_static_handler(hd_request_t *r);
 
