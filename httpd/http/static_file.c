@@ -57,9 +57,8 @@ int hd_core_translate(hd_request_t *r)
 }
 
 /* The Options in force for the directory @p dir: its <Directory> sections merged. */
-static unsigned dir_options(const hd_request_t *r, const char *dir)
+static unsigned dir_options(const hd_server_t *s, const char *dir)
 {
-    const hd_server_t *s = r->server;
     const hd_section_index_t *ix = s->section_index;
     const hd_core_dir_conf_t *d = s->dir_default[hd_core_module.index];
     hd_core_options_t o = {d->options, d->options_add, d->options_remove};
@@ -82,7 +81,8 @@ static unsigned dir_options(const hd_request_t *r, const char *dir)
 
 /* What the http module knows once per configuration. */
 typedef struct {
-    bool symlinks_everywhere; /* no Options anywhere refuses symbolic links */
+    bool follow_everywhere; /* no Options anywhere refuses symbolic links */
+    bool follow_in_docroot; /* none at or below DocumentRoot does */
 } static_sconf_t;
 
 void *hd_static_create_server_config(hd_pool_t *p, hd_server_t *s)
@@ -90,40 +90,64 @@ void *hd_static_create_server_config(hd_pool_t *p, hd_server_t *s)
     return hd_pcalloc(p, sizeof(static_sconf_t));
 }
 
-static bool symlinks_everywhere(const hd_server_t *s);
+/* Whether Options set in a section could take FollowSymLinks away. */
+static bool may_refuse_links(const hd_core_dir_conf_t *d)
+{
+    if (d == NULL) {
+        return false;
+    }
+    return (d->options & HD_OPT_UNSET) ? (d->options_remove & HD_OPT_FOLLOWSYMLINKS) != 0
+                                       : (d->options & HD_OPT_FOLLOWSYMLINKS) == 0;
+}
+
+/*
+ * Whether FollowSymLinks holds in every directory at or below @p root (NULL:
+ * everywhere): the root's own Options follow links, and no section that can
+ * apply below it (a <Directory> deeper down, a wildcard or regex one,
+ * <Files>, <Location>) takes that away.
+ */
+static bool follows_below(const hd_server_t *s, const char *root)
+{
+    size_t rlen = root != NULL ? strlen(root) : 0;
+    const hd_core_dir_conf_t *d = s->dir_default[hd_core_module.index];
+
+    if (root == NULL ? !(d->options & HD_OPT_FOLLOWSYMLINKS)
+                     : !(dir_options(s, root) & HD_OPT_FOLLOWSYMLINKS)) {
+        return false;
+    }
+    for (const hd_section_t *sec = s->sections; sec != NULL; sec = sec->next) {
+        bool plain_dir = sec->kind == HD_SEC_DIRECTORY && sec->regex == NULL &&
+                         strpbrk(sec->path, "*?[") == NULL;
+        bool below = plain_dir && root != NULL && strncmp(sec->path, root, rlen) == 0 &&
+                     sec->path[rlen] == '/';
+        if (root != NULL && plain_dir && !below) {
+            continue; /* counted in the root's own Options, or elsewhere */
+        }
+        if (may_refuse_links(sec->dir_conf[hd_core_module.index])) {
+            return false;
+        }
+    }
+    return true;
+}
 
 /* After the core's post_config, which indexes the sections. */
 int hd_static_post_config(hd_server_t *s)
 {
     static_sconf_t *sc = hd_get_server_config(s, &hd_http_module);
-    sc->symlinks_everywhere = symlinks_everywhere(s);
+    sc->follow_everywhere = follows_below(s, NULL);
+    sc->follow_in_docroot = follows_below(s, hd_core_sconf(s)->document_root);
     return HD_OK;
 }
 
-static bool symlinks_known_everywhere(const hd_server_t *s)
+/* Whether no directory the request's path crosses can refuse a link. */
+static bool links_always_followed(const hd_request_t *r)
 {
-    const static_sconf_t *sc = hd_get_server_config(s, &hd_http_module);
-    return sc != NULL && sc->symlinks_everywhere;
-}
-
-static bool symlinks_everywhere(const hd_server_t *s)
-{
-    const hd_core_dir_conf_t *d = s->dir_default[hd_core_module.index];
-
-    if (!(d->options & HD_OPT_FOLLOWSYMLINKS)) {
+    const static_sconf_t *sc = hd_get_server_config(r->server, &hd_http_module);
+    if (sc == NULL) {
         return false;
     }
-    for (const hd_section_t *sec = s->sections; sec != NULL; sec = sec->next) {
-        const hd_core_dir_conf_t *sd = sec->dir_conf[hd_core_module.index];
-        if (sd == NULL) {
-            continue;
-        }
-        if ((sd->options & HD_OPT_UNSET) ? (sd->options_remove & HD_OPT_FOLLOWSYMLINKS) != 0
-                                          : (sd->options & HD_OPT_FOLLOWSYMLINKS) == 0) {
-            return false;
-        }
-    }
-    return true;
+    return sc->follow_everywhere ||
+           (sc->follow_in_docroot && r->context_root == hd_core_sconf(r->server)->document_root);
 }
 
 /*
@@ -144,7 +168,7 @@ static int check_symlinks(hd_request_t *r)
     size_t rlen, len, i;
     char *path;
 
-    if (root == NULL || symlinks_known_everywhere(r->server)) {
+    if (root == NULL || links_always_followed(r)) {
         return HD_OK;
     }
     rlen = strlen(root);
@@ -188,7 +212,7 @@ static int check_symlinks(hd_request_t *r)
             opts = hd_core_options(hd_core_dconf(r));
         } else {
             path[i] = '\0';
-            opts = dir_options(r, i == 0 ? "/" : path);
+            opts = dir_options(r->server, i == 0 ? "/" : path);
             path[i] = '/';
         }
         if (opts & HD_OPT_FOLLOWSYMLINKS) {

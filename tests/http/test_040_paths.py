@@ -137,3 +137,39 @@ def test_trailing_slash_on_file_404(srv):
 @pytest.mark.skipif(os.geteuid() == 0, reason="root reads mode 000 files, as Apache does")
 def test_unreadable_file_403(srv):
     assert _get(srv, "/unreadable.txt").status == 403
+
+
+
+LEVELS_CONF = """
+<Directory "{htdocs}/lvl">
+    Options None
+</Directory>
+<Directory "{htdocs}/lvl/sub">
+    Options FollowSymLinks
+</Directory>
+"""
+
+
+def _levels(server):
+    """lvl/ follows no links, lvl/sub/ does, but lvl/sub is itself a link (to lvl/real_sub)."""
+    server.write_file("lvl/real_sub/real.txt", b"real\n")
+    os.symlink("real.txt", os.path.join(server.htdocs, "lvl", "real_sub", "link.txt"))
+    os.symlink("real_sub", os.path.join(server.htdocs, "lvl", "sub"))
+    os.symlink(os.path.join(server.root, "secret.txt"), os.path.join(server.htdocs, "lvl",
+                                                                      "out.txt"))
+
+
+def test_symlinks_judged_by_the_directory_holding_them(server_factory):
+    """As Apache's directory walk: a link is judged by the Options of the directory
+    it sits in, not by those of the file at the end of the path. lvl/sub is a link
+    sitting in lvl/ (Options None), so nothing below it is served, though the
+    <Directory> of lvl/sub follows links."""
+    srv = server_factory(extra=LEVELS_CONF, setup=_levels)
+    assert _get(srv, "/lvl/sub/real.txt").status == 403
+    assert _get(srv, "/lvl/sub/link.txt").status == 403
+    r = _get(srv, "/lvl/out.txt")
+    assert r.status == 403 and SECRET not in r.body
+    # the same file by its real path: no link on the way
+    r = _get(srv, "/lvl/real_sub/real.txt")
+    assert r.status == 200 and r.body == b"real\n"
+    assert "Symbolic link not allowed" in srv.error_log()
