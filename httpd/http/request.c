@@ -505,7 +505,8 @@ int hd_internal_redirect(hd_request_t *r, const char *new_uri)
     r->mtime = 0;
     r->status = 200;
 
-    rv = hd_request_prepare(r);
+    /* as Apache's internal redirects: the mapping again, not post_read_request */
+    rv = map_request(r, true);
     if (rv == HD_OK) {
         rv = hd_request_run_phases(r);
     }

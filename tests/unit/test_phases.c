@@ -300,6 +300,28 @@ static void test_sub_request(void)
     hd_pool_destroy(p);
 }
 
+/* An internal redirect (ErrorDocument) maps and handles again, but the head was read once. */
+static void test_internal_redirect(void)
+{
+    hd_pool_t *p = hd_pool_create();
+    hd_request_t *r;
+
+    reset();
+    ans_a.translate = HD_OK;
+    ans_b.handler = HD_OK;
+    r = make_request(p, "/missing");
+    CHECK_INT(run(r), HD_OK);
+    calls[0] = '\0';
+    CHECK_INT(hd_internal_redirect(r, "/errors/404.html?x=1"), HD_DONE);
+    CHECK_STR(calls, "a.translate a.map b.map a.access b.access a.type b.type a.fixups b.fixups "
+                     "a.handler b.handler ");
+    CHECK_STR(r->uri, "/errors/404.html");
+    CHECK_STR(r->orig_uri, "/missing");
+    CHECK_STR(r->args, "x=1");
+    CHECK_STR(r->filename, "/srv/a/errors/404.html");
+    hd_pool_destroy(p);
+}
+
 int main(void)
 {
     hd_modules_init();
@@ -327,6 +349,7 @@ int main(void)
     RUN(test_run_first);
     RUN(test_run_all);
     RUN(test_sub_request);
+    RUN(test_internal_redirect);
 
     hd_pool_destroy(server.pool);
     hd_pool_recycler_drain();
