@@ -297,9 +297,10 @@ static char *config_path(hd_cmd_parms_t *cmd, const char *path)
 
 /*
  * The directory an AliasMatch target lies in whatever the captures hold:
- * the template up to the last '/' before its first "$N" or escape. Links
- * below it are checked as below an Alias's directory; with no such prefix,
- * from "/".
+ * the template up to the last '/' before its first "$N" or escape (made
+ * absolute as the result will be). Links below it are checked as below an
+ * Alias's directory; a result that lands elsewhere (a capture that starts
+ * with '/') has every component checked, from "/".
  */
 static const char *template_root(hd_cmd_parms_t *cmd, const char *tmpl)
 {
@@ -323,10 +324,11 @@ static const char *check_refs(hd_cmd_parms_t *cmd, const hd_regex_t *re, const c
 
     if (max > groups) {
         return hd_psprintf(cmd->temp_pool,
-                           "%s: \"%s\" refers to $%d, but the regular expression \"%s\" has %s%d "
+                           "%s: \"%s\" refers to $%d, but the regular expression \"%s\" has %s "
                            "capturing group%s",
                            cmd->cmd->name, tmpl, max, hd_regex_pattern(re),
-                           groups == 0 ? "no" : "only ", groups, groups == 1 ? "" : "s");
+                           groups == 0 ? "no" : hd_psprintf(cmd->temp_pool, "only %d", groups),
+                           groups == 1 ? "" : "s");
     }
     return NULL;
 }
@@ -477,8 +479,9 @@ static const char *add_redirect(hd_cmd_parms_t *cmd, alias_dconf_t *d, int argc,
                                 redirect_kind_t kind)
 {
     int status = kind == REDIRECT_PERMANENT ? 301 : 302;
+    bool regex = kind == REDIRECT_MATCH, section = cmd->context != HD_CTX_MAIN;
+    bool has_status = false;
     const char *path = NULL, *url = NULL, *err;
-    bool regex = kind == REDIRECT_MATCH;
     alias_entry_t *e;
 
     if (kind == REDIRECT || kind == REDIRECT_MATCH) {
@@ -488,17 +491,26 @@ static const char *add_redirect(hd_cmd_parms_t *cmd, alias_dconf_t *d, int argc,
         }
         if (parsed > 0) {
             status = parsed;
+            has_status = true;
             argc--;
             argv++;
         }
     }
+    /* one argument left is the URL only in a section's one-argument form of Redirect */
     if (argc == 2) {
         path = argv[0];
         url = argv[1];
-    } else if (argc == 1 && (regex || !is_redirect_status(status))) {
-        path = argv[0];
-    } else if (argc == 1) {
+    } else if (argc == 1 && section && !regex && is_redirect_status(status)) {
         url = argv[0];
+    } else if (argc == 1) {
+        if (!section && !regex && hd_alias_is_url(argv[0])) {
+            /* Apache would send every request there, the target's own included */
+            return hd_psprintf(cmd->temp_pool,
+                               "%s needs a URL-path before the URL at server level; a URL alone "
+                               "is only for inside <Location>, <Directory> or <Files>",
+                               cmd->cmd->name);
+        }
+        path = argv[0];
     }
 
     if (is_redirect_status(status) && url == NULL) {
@@ -510,12 +522,11 @@ static const char *add_redirect(hd_cmd_parms_t *cmd, alias_dconf_t *d, int argc,
                            "%s: status %d takes no URL, only 3xx redirects do (got \"%s\")",
                            cmd->cmd->name, status, url);
     }
-    if (path == NULL && cmd->context == HD_CTX_MAIN) {
-        /* Apache would send every request of the server there, the target's own included */
+    if (path == NULL && !section) {
         return hd_psprintf(cmd->temp_pool,
-                           "%s needs a URL-path%s at server level; the form without one is only "
-                           "for inside <Location>, <Directory> or <Files>",
-                           cmd->cmd->name, url != NULL ? " before the URL" : "");
+                           "%s %d needs a URL-path at server level; a status alone is only for "
+                           "inside <Location>, <Directory> or <Files>",
+                           cmd->cmd->name, status);
     }
     if (url != NULL && (err = check_target(cmd, url, regex)) != NULL) {
         return err;
@@ -538,13 +549,16 @@ static const char *add_redirect(hd_cmd_parms_t *cmd, alias_dconf_t *d, int argc,
         }
         e = push_redirect(cmd, d);
         e->regex = re;
-    } else {
-        if (path[0] != '/') {
+    } else if (path[0] != '/') {
+        if (kind == REDIRECT && !has_status) {
             return hd_psprintf(cmd->temp_pool,
                                "%s: \"%s\" is neither a status (permanent, temp, seeother, gone, "
                                "or a number) nor a URL-path starting with '/'",
                                cmd->cmd->name, path);
         }
+        return hd_psprintf(cmd->temp_pool, "%s: URL-path \"%s\" must start with '/'",
+                           cmd->cmd->name, path);
+    } else {
         e = push_redirect(cmd, d);
         e->fake = hd_pstrdup(cmd->pool, path);
     }
