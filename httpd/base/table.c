@@ -90,3 +90,8 @@ size_t hd_table_count(const hd_table_t *t, const char *key)
     }
     return n;
 }
+
+void hd_table_clear(hd_table_t *t)
+{
+    t->nelts = 0;
+}

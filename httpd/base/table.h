@@ -30,5 +30,7 @@ void hd_table_add(hd_table_t *t, const char *key, const char *val);
 void hd_table_unset(hd_table_t *t, const char *key);
 /** Number of values for @p key. */
 size_t hd_table_count(const hd_table_t *t, const char *key);
+/** Removes every entry. */
+void hd_table_clear(hd_table_t *t);
 
 #endif

@@ -115,10 +115,46 @@ static void queue_head(hd_request_t *r)
     r->head_queued = true;
 }
 
+/* A field name must be a token, a value must not end the line (response splitting). */
+static bool field_ok(const char *name, const char *value)
+{
+    if (*name == '\0') {
+        return false;
+    }
+    for (const unsigned char *p = (const unsigned char *)name; *p; p++) {
+        if (*p <= ' ' || *p >= 0x7f || strchr("\"(),/:;<=>?@[\\]{}", *p) != NULL) {
+            return false;
+        }
+    }
+    return strpbrk(value, "\r\n") == NULL;
+}
+
+/* As Apache's check_headers: what a module put in the head must be a valid field. */
+static bool head_fields_ok(hd_request_t *r)
+{
+    for (size_t i = 0; i < r->headers_out->nelts; i++) {
+        const hd_table_entry_t *e = &r->headers_out->elts[i];
+        if (!field_ok(e->key, e->val)) {
+            hd_log_rerror(r, HD_LOG_ERR, "core",
+                          "AH02430: Response header '%s' value of '%s' contains invalid "
+                          "characters, aborting request", e->key, e->val);
+            return false;
+        }
+    }
+    if (r->content_type != NULL && strpbrk(r->content_type, "\r\n") != NULL) {
+        hd_log_rerror(r, HD_LOG_ERR, "core", "Content-Type '%s' contains invalid characters",
+                      r->content_type);
+        return false;
+    }
+    return true;
+}
+
 static void queue_text(hd_request_t *r, const char *text, size_t len)
 {
     queue_buf(r, hd_buf_wrap(r->pool, text, len));
 }
+
+static void replace_with_500(hd_request_t *r);
 
 /* The end of the chain: the head before the first body byte, then the body,
  * chunked when its length is unknown on HTTP/1.1. */
@@ -127,6 +163,10 @@ static int connection_end(hd_request_t *r, hd_chain_t *in)
     bool last = hd_chain_ends_body(in);
 
     if (r->output_done) {
+        return HD_OK;
+    }
+    if (!r->head_queued && !head_fields_ok(r)) {
+        replace_with_500(r);
         return HD_OK;
     }
     if (!r->head_queued) {
@@ -177,10 +217,11 @@ static int run_chain(hd_request_t *r, hd_chain_t *in)
     return rv == HD_AGAIN ? HD_OK : rv;
 }
 
-/* A filter failed before the head left: the client gets a plain 500. */
+/* A filter failed, or left an invalid head, before the head left: the client gets a plain 500. */
 static void replace_with_500(hd_request_t *r)
 {
     r->filters = NULL;
+    hd_table_clear(r->headers_out);
     hd_response_error_page(r, 500);
     r->c->out = NULL;
     queue_head(r);
@@ -201,6 +242,10 @@ int hd_output_start(hd_request_t *r, bool keepalive_possible)
         (*m)->insert_filter(r);
     }
     if (r->filters == NULL) {
+        if (!head_fields_ok(r)) {
+            replace_with_500(r);
+            return HD_OK;
+        }
         queue_head(r);
         if (!r->header_only) {
             for (hd_chain_t *l = r->body; l != NULL; l = l->next) {

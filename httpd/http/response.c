@@ -87,6 +87,40 @@ const char *hd_status_reason(int status)
     return si ? si->reason : NULL;
 }
 
+/* Host values that are safe to echo into a Location header. */
+static bool host_ok(const char *h)
+{
+    if (h == NULL || *h == '\0') {
+        return false;
+    }
+    for (; *h; h++) {
+        char c = *h;
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '.' || c == '-' || c == '_' || c == ':' || c == '[' || c == ']')) {
+            return false;
+        }
+    }
+    return true;
+}
+
+const char *hd_construct_url(hd_request_t *r, const char *path)
+{
+    const hd_listen_t *l = r->c != NULL ? r->c->listener : NULL;
+    bool https = l != NULL && l->protocol != NULL && strcmp(l->protocol, "https") == 0;
+    const char *host = r->hostname;
+
+    if (!host_ok(host)) {
+        const hd_core_server_conf_t *sc = hd_core_sconf(r->server);
+        unsigned port = r->c != NULL ? r->c->local_port : 0;
+
+        host = sc->server_name ? sc->server_name : "localhost";
+        if (port != 0 && port != (https ? 443u : 80u)) {
+            host = hd_psprintf(r->pool, "%s:%u", host, port);
+        }
+    }
+    return hd_pstrcat(r->pool, https ? "https://" : "http://", host, path, NULL);
+}
+
 static void body_append(hd_request_t *r, hd_buf_t *b)
 {
     hd_chain_append(r->pool, &r->body, b);

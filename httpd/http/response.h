@@ -14,6 +14,14 @@
  */
 hd_buf_t *hd_response_head(hd_request_t *r, bool keepalive_possible);
 
+/**
+ * Apache's ap_construct_url: @p path (a local, escaped URL-path, may carry
+ * a query) made absolute with this connection's scheme and the host the
+ * client asked for (the absolute-form target's or Host), or ServerName and
+ * the local port when that host is missing or not safe to echo.
+ */
+const char *hd_construct_url(hd_request_t *r, const char *path);
+
 /** False for statuses that never carry a body (1xx, 204, 304). */
 bool hd_response_has_body(const hd_request_t *r);
 

@@ -27,6 +27,7 @@
 #include "pool.h"
 #include "regex.h"
 #include "request.h"
+#include "response.h"
 #include "sections.h"
 #include "table.h"
 
@@ -620,45 +621,6 @@ static int alias_post_config(hd_server_t *s)
 
 /* ---- requests ---------------------------------------------------------- */
 
-/* Host values that are safe to echo into a Location header. */
-static bool host_ok(const char *h)
-{
-    if (h == NULL || *h == '\0') {
-        return false;
-    }
-    for (; *h; h++) {
-        char c = *h;
-        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-              c == '.' || c == '-' || c == '_' || c == ':' || c == '[' || c == ']')) {
-            return false;
-        }
-    }
-    return true;
-}
-
-/*
- * Apache's ap_construct_url: a local path made absolute with this server's
- * scheme, and the host the client asked for (or ServerName and the port the
- * connection came in on).
- */
-static const char *construct_url(hd_request_t *r, const char *path)
-{
-    const hd_listen_t *l = r->c != NULL ? r->c->listener : NULL;
-    bool https = l != NULL && l->protocol != NULL && strcmp(l->protocol, "https") == 0;
-    const char *host = r->hostname;
-
-    if (!host_ok(host)) {
-        const hd_core_server_conf_t *sc = hd_core_sconf(r->server);
-        unsigned port = r->c != NULL ? r->c->local_port : 0;
-
-        host = sc->server_name ? sc->server_name : "localhost";
-        if (port != 0 && port != (https ? 443u : 80u)) {
-            host = hd_psprintf(r->pool, "%s:%u", host, port);
-        }
-    }
-    return hd_pstrcat(r->pool, https ? "https://" : "http://", host, path, NULL);
-}
-
 /* Answers with @p status; a 3xx goes to @p target, completed as Apache completes it. */
 static int redirect_to(hd_request_t *r, const char *target, int status)
 {
@@ -666,7 +628,7 @@ static int redirect_to(hd_request_t *r, const char *target, int status)
         return status;
     }
     if (target[0] == '/') {
-        target = construct_url(r, target);
+        target = hd_construct_url(r, target);
     }
     if (!hd_alias_is_url(target)) {
         hd_log_rerror(r, HD_LOG_ERR, "alias",

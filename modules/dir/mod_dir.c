@@ -17,6 +17,7 @@
 #include "path.h"
 #include "pool.h"
 #include "request.h"
+#include "response.h"
 #include "sys.h"
 #include "table.h"
 
@@ -100,37 +101,12 @@ static bool is_directory_request(const hd_request_t *r)
            r->filename != NULL;
 }
 
-/* Host header values that are safe to echo into a Location header. */
-static bool host_ok(const char *h)
-{
-    if (h == NULL || *h == '\0') {
-        return false;
-    }
-    for (; *h; h++) {
-        char c = *h;
-        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-              c == '.' || c == '-' || c == '_' || c == ':' || c == '[' || c == ']')) {
-            return false;
-        }
-    }
-    return true;
-}
-
 static int redirect_with_slash(hd_request_t *r)
 {
-    const char *host = hd_table_get(r->headers_in, "Host");
-    const char *loc;
+    const char *path = hd_pstrcat(r->pool, hd_escape_path(r->pool, r->uri), "/", r->args ? "?" : "",
+                                  r->args ? r->args : "", NULL);
 
-    if (!host_ok(host)) {
-        const hd_core_server_conf_t *sc = hd_core_sconf(r->server);
-        host = sc->server_name ? sc->server_name : "localhost";
-        if (r->c != NULL && r->c->local_port != 0 && r->c->local_port != 80) {
-            host = hd_psprintf(r->pool, "%s:%u", host, (unsigned)r->c->local_port);
-        }
-    }
-    loc = hd_pstrcat(r->pool, "http://", host, hd_escape_path(r->pool, r->uri), "/",
-                     r->args ? "?" : "", r->args ? r->args : "", NULL);
-    hd_table_set(r->headers_out, "Location", loc);
+    hd_table_set(r->headers_out, "Location", hd_construct_url(r, path));
     return 301;
 }
 

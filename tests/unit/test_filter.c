@@ -456,6 +456,47 @@ static void test_failures(void)
     hd_pool_destroy(p);
 }
 
+/* A head no module may send: CR/LF in a value, a name that is not a token (response splitting). */
+static void test_invalid_head(void)
+{
+    hd_pool_t *p = hd_pool_create();
+    hd_request_t *r = make_request(p, 1001, false);
+
+    hd_table_set(r->headers_out, "X-Echo", "a\r\nSet-Cookie: evil=1");
+    hd_body_append_mem(r, "body", 4);
+    CHECK_INT(hd_output_start(r, true), HD_OK);
+    char *resp = drain(r);
+    CHECK_INT(r->status, 500);
+    CHECK(strstr(resp, "evil") == NULL);
+    CHECK(strstr(resp, "X-Echo") == NULL);
+
+    r = make_request(p, 1001, false);
+    hd_table_set(r->headers_out, "Bad Name", "v");
+    CHECK_INT(hd_output_start(r, true), HD_OK);
+    drain(r);
+    CHECK_INT(r->status, 500);
+
+    /* through a filter, before the head leaves */
+    r = make_request(p, 1001, false);
+    r->content_type = "text/html\nX-Injected: 1";
+    hd_body_append_mem(r, "body", 4);
+    hd_filter_insert(r, &upper_filter, NULL);
+    CHECK_INT(hd_output_start(r, true), HD_OK);
+    resp = drain(r);
+    CHECK_INT(r->status, 500);
+    CHECK(strstr(resp, "X-Injected") == NULL);
+    CHECK(strstr(resp, "BODY") == NULL);
+
+    /* what is allowed stays */
+    r = make_request(p, 1001, false);
+    hd_table_set(r->headers_out, "X-Fine_1.2", "tab\tand \"quotes\", commas");
+    CHECK_INT(hd_output_start(r, true), HD_OK);
+    resp = drain(r);
+    CHECK_INT(r->status, 200);
+    CHECK(strstr(resp, "\r\nX-Fine_1.2: tab\tand \"quotes\", commas\r\n") != NULL);
+    hd_pool_destroy(p);
+}
+
 static void test_vary(void)
 {
     hd_pool_t *p = hd_pool_create();
@@ -494,6 +535,7 @@ int main(void)
     RUN(test_flow_control);
     RUN(test_stage_order);
     RUN(test_failures);
+    RUN(test_invalid_head);
     RUN(test_vary);
 
     hd_pool_destroy(server.pool);

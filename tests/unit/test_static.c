@@ -695,11 +695,13 @@ static void test_dir(void)
     write_file("list/.hidden", "");
     r = mapped_request(p, HD_M_GET, "/list");
     hd_table_set(r->headers_in, "Host", "example.com:8080");
+    r->hostname = "example.com:8080";
     r->args = "a=1";
     CHECK_INT(hd_dir_module.fixups(r), 301);
     CHECK_STR(hd_table_get(r->headers_out, "Location"), "http://example.com:8080/list/?a=1");
     r = mapped_request(p, HD_M_GET, "/list/sub dir");
     hd_table_set(r->headers_in, "Host", "bad host/");
+    r->hostname = "bad host/";
     CHECK_INT(hd_dir_module.fixups(r), 301);
     CHECK_STR(hd_table_get(r->headers_out, "Location"), "http://srv.test/list/sub%20dir/");
 
