@@ -115,18 +115,32 @@ static void queue_head(hd_request_t *r)
     r->head_queued = true;
 }
 
+/* RFC 9110 tchar, as a bitmap: ALPHA, DIGIT and !#$%&'*+-.^_`|~ */
+static const uint64_t tchar_bits[4] = {
+    0x03ff6cfa00000000ull, /* 0x00-0x3f: ! # $ % & ' * + - . 0-9 */
+    0x57ffffffc7fffffeull, /* 0x40-0x7f: A-Z ^ _ ` a-z | ~ */
+    0, 0,
+};
+
 /* A field name must be a token, a value must not end the line (response splitting). */
 static bool field_ok(const char *name, const char *value)
 {
-    if (*name == '\0') {
+    const unsigned char *p = (const unsigned char *)name;
+
+    if (*p == '\0') {
         return false;
     }
-    for (const unsigned char *p = (const unsigned char *)name; *p; p++) {
-        if (*p <= ' ' || *p >= 0x7f || strchr("\"(),/:;<=>?@[\\]{}", *p) != NULL) {
+    for (; *p; p++) {
+        if (!((tchar_bits[*p >> 6] >> (*p & 63)) & 1)) {
             return false;
         }
     }
-    return strpbrk(value, "\r\n") == NULL;
+    for (p = (const unsigned char *)value; *p; p++) {
+        if (*p <= '\r' && (*p == '\r' || *p == '\n')) {
+            return false;
+        }
+    }
+    return true;
 }
 
 /* As Apache's check_headers: what a module put in the head must be a valid field. */
