@@ -105,61 +105,18 @@ static void queue_buf(hd_request_t *r, hd_buf_t *b)
     r->out_tail = &cl->next;
 }
 
-static void queue_head(hd_request_t *r)
+/* False when the head holds a field no response may carry (response.h). */
+static bool queue_head(hd_request_t *r)
 {
     hd_buf_t *head = hd_response_head(r, r->keepalive_possible);
 
+    if (head == NULL) {
+        return false;
+    }
     r->c->head_bytes = (size_t)(head->last - head->pos);
     r->c->out = NULL;
     queue_buf(r, head);
     r->head_queued = true;
-}
-
-/* RFC 9110 tchar, as a bitmap: ALPHA, DIGIT and !#$%&'*+-.^_`|~ */
-static const uint64_t tchar_bits[4] = {
-    0x03ff6cfa00000000ull, /* 0x00-0x3f: ! # $ % & ' * + - . 0-9 */
-    0x57ffffffc7fffffeull, /* 0x40-0x7f: A-Z ^ _ ` a-z | ~ */
-    0, 0,
-};
-
-/* A field name must be a token, a value must not end the line (response splitting). */
-static bool field_ok(const char *name, const char *value)
-{
-    const unsigned char *p = (const unsigned char *)name;
-
-    if (*p == '\0') {
-        return false;
-    }
-    for (; *p; p++) {
-        if (!((tchar_bits[*p >> 6] >> (*p & 63)) & 1)) {
-            return false;
-        }
-    }
-    for (p = (const unsigned char *)value; *p; p++) {
-        if (*p <= '\r' && (*p == '\r' || *p == '\n')) {
-            return false;
-        }
-    }
-    return true;
-}
-
-/* As Apache's check_headers: what a module put in the head must be a valid field. */
-static bool head_fields_ok(hd_request_t *r)
-{
-    for (size_t i = 0; i < r->headers_out->nelts; i++) {
-        const hd_table_entry_t *e = &r->headers_out->elts[i];
-        if (!field_ok(e->key, e->val)) {
-            hd_log_rerror(r, HD_LOG_ERR, "core",
-                          "AH02430: Response header '%s' value of '%s' contains invalid "
-                          "characters, aborting request", e->key, e->val);
-            return false;
-        }
-    }
-    if (r->content_type != NULL && strpbrk(r->content_type, "\r\n") != NULL) {
-        hd_log_rerror(r, HD_LOG_ERR, "core", "Content-Type '%s' contains invalid characters",
-                      r->content_type);
-        return false;
-    }
     return true;
 }
 
@@ -179,17 +136,16 @@ static int connection_end(hd_request_t *r, hd_chain_t *in)
     if (r->output_done) {
         return HD_OK;
     }
-    if (!r->head_queued && !head_fields_ok(r)) {
-        replace_with_500(r);
-        return HD_OK;
-    }
     if (!r->head_queued) {
         bool body = hd_response_has_body(r) && !r->header_only;
         if (r->content_length < 0 && last) {
             r->content_length = (int64_t)hd_chain_size(in);
         }
         r->chunked = body && r->content_length < 0 && r->proto_num >= 1001;
-        queue_head(r);
+        if (!queue_head(r)) {
+            replace_with_500(r);
+            return HD_OK;
+        }
     }
     if (hd_response_has_body(r) && !r->header_only) {
         off_t n = hd_chain_size(in);
@@ -235,10 +191,11 @@ static int run_chain(hd_request_t *r, hd_chain_t *in)
 static void replace_with_500(hd_request_t *r)
 {
     r->filters = NULL;
+    r->chunked = false;
     hd_table_clear(r->headers_out);
     hd_response_error_page(r, 500);
     r->c->out = NULL;
-    queue_head(r);
+    (void)queue_head(r); /* the server's own page: nothing in it can be refused */
     if (!r->header_only) {
         for (hd_chain_t *l = r->body; l != NULL; l = l->next) {
             queue_buf(r, l->buf);
@@ -256,11 +213,10 @@ int hd_output_start(hd_request_t *r, bool keepalive_possible)
         (*m)->insert_filter(r);
     }
     if (r->filters == NULL) {
-        if (!head_fields_ok(r)) {
+        if (!queue_head(r)) {
             replace_with_500(r);
             return HD_OK;
         }
-        queue_head(r);
         if (!r->header_only) {
             for (hd_chain_t *l = r->body; l != NULL; l = l->next) {
                 queue_buf(r, l->buf);

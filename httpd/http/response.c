@@ -304,11 +304,31 @@ hd_buf_t *hd_response_head(hd_request_t *r, bool keepalive_possible)
 
     const char *reason = r->status_line ? r->status_line : hd_status_reason(r->status);
     size_t need = 256 + strlen(sc->server_banner) + (reason ? strlen(reason) : 0);
+    /*
+     * Measuring each field also checks it, at the cost of the strlen it
+     * replaces: a name must not hold what ends or splits a field, a value
+     * no line break (as Apache's check_headers; a module that echoes request
+     * data into a header must not split the response).
+     */
     if (r->content_type) {
-        need += strlen(r->content_type) + 16;
+        size_t n = strcspn(r->content_type, "\r\n");
+        if (r->content_type[n] != '\0') {
+            hd_log_rerror(r, HD_LOG_ERR, "core", "Content-Type '%s' contains invalid characters",
+                          r->content_type);
+            return NULL;
+        }
+        need += n + 16;
     }
     for (size_t i = 0; i < r->headers_out->nelts; i++) {
-        need += strlen(r->headers_out->elts[i].key) + strlen(r->headers_out->elts[i].val) + 4;
+        const hd_table_entry_t *e = &r->headers_out->elts[i];
+        size_t kn = strcspn(e->key, ":\r\n \t"), vn = strcspn(e->val, "\r\n");
+        if (kn == 0 || e->key[kn] != '\0' || e->val[vn] != '\0') {
+            hd_log_rerror(r, HD_LOG_ERR, "core",
+                          "AH02430: Response header '%s' value of '%s' contains invalid "
+                          "characters, aborting request", e->key, e->val);
+            return NULL;
+        }
+        need += kn + vn + 4;
     }
     if (r->mtime) {
         need += 48;

@@ -10,7 +10,10 @@
  * Decides keep-alive (given whether the connection could stay open) and
  * renders the status line and headers into a buffer from r->pool:
  * Content-Length from r->content_length (counted from r->body when -1 and
- * no filter ran), or Transfer-Encoding: chunked when r->chunked.
+ * no filter ran), or Transfer-Encoding: chunked when r->chunked. NULL (and
+ * an error logged) when a field in r->headers_out or the content type holds
+ * a line break, or a name is empty or holds ':' or white space: the caller
+ * must not send that head.
  */
 hd_buf_t *hd_response_head(hd_request_t *r, bool keepalive_possible);
 
