@@ -2,7 +2,8 @@
 # Installs what the build, the tests and the benchmarks need, builds, and then:
 #   ./setup.sh run    starts the server in the foreground on conf/httpd.conf
 #   ./setup.sh test   builds Release (warnings as errors) and the ASAN+UBSAN
-#                     build, and runs every test in both with ctest
+#                     build, and runs every test in both with ctest; then
+#                     the libFuzzer harnesses (clang) for a bounded time
 #   ./setup.sh build  only installs and builds (build/)
 # Safe to run again: packages already present are not reinstalled.
 set -eu
@@ -12,7 +13,7 @@ root=$(pwd)
 packages="build-essential cmake pkg-config git libssl-dev libpcre2-dev zlib1g-dev
 python3 python3-pytest curl wrk apache2 nginx procps strace valgrind
 chromium linux-perf prometheus-apache-exporter python3-jsonschema python3-prometheus-client
-iproute2 util-linux"
+iproute2 util-linux clang libclang-rt-14-dev slowhttptest"
 
 install_packages() {
     missing=""
@@ -52,6 +53,10 @@ test)
     (cd "$root/build" && ctest --output-on-failure -j 2)
     build "$root/build-asan" -DCMAKE_BUILD_TYPE=Sanitize -DHD_WERROR=ON
     (cd "$root/build-asan" && ctest --output-on-failure -j 2)
+    cmake -S "$root" -B "$root/build-fuzz" -DCMAKE_C_COMPILER=clang -DHD_FUZZ=ON \
+        -DHD_WERROR=ON >/dev/null
+    cmake --build "$root/build-fuzz" --target hd_fuzzers -j "$(nproc)"
+    (cd "$root/build-fuzz" && ctest --output-on-failure -j 2 -L fuzz)
     ;;
 *)
     echo "usage: $0 [build|run|test]" >&2

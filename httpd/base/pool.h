@@ -49,7 +49,7 @@ char *hd_pstrndup(hd_pool_t *pool, const char *s, size_t n);
 /** Copies @p n bytes into a new NUL-terminated string. */
 char *hd_pmemdup0(hd_pool_t *pool, const void *s, size_t n);
 char *hd_psprintf(hd_pool_t *pool, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-char *hd_pvsprintf(hd_pool_t *pool, const char *fmt, va_list ap);
+char *hd_pvsprintf(hd_pool_t *pool, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 /** Concatenates NUL-terminated strings up to a NULL argument. */
 char *hd_pstrcat(hd_pool_t *pool, ...) __attribute__((sentinel));
 

@@ -1,12 +1,8 @@
 /*
  * libFuzzer driver for the request-head parser, the chunked decoder and path
- * normalisation. Not built by default:
- *   clang -g -O1 -fsanitize=fuzzer,address,undefined -Ihttpd \
- *         tests/unit/fuzz_http_parser.c httpd/http/http_parser.c httpd/base/path.c \
- *         httpd/base/pool.c -o fuzz_http
- *   ./fuzz_http -max_len=4096
- * It checks that feeding one byte at a time gives the same answer as feeding
- * everything at once, and that every offset it reports stays inside the head.
+ * normalisation (tests/fuzz/README for how to run it). It checks that
+ * feeding one byte at a time gives the same answer as feeding everything at
+ * once, and that every offset it reports stays inside the head.
  */
 #include "http_parser.h"
 #include "path.h"
