@@ -49,6 +49,12 @@ struct hd_module {
      *  module may attach state (c->conn_config) or replace c->io. HD_ERROR
      *  closes the connection. */
     int (*pre_connection)(hd_conn_t *c);
+    /** Every module, each time the connection is about to wait for more of
+     *  a request (c->read_phase: its head or its body; c->read_started_ms,
+     *  c->read_bytes): a module may set c->read_limit_ms (and
+     *  c->read_limit_msg) to end the wait sooner than Timeout would, as
+     *  mod_reqtimeout does. When that limit passes, the client gets 408. */
+    void (*input_wait)(hd_conn_t *c);
     /** run-all, once the head is parsed: a module may look at or change r's
      *  fields before anything is mapped. */
     int (*post_read_request)(hd_request_t *r);
@@ -90,6 +96,7 @@ extern const int hd_num_modules;
 /** The hooks of a configuration's loaded modules, by phase (NULL-terminated arrays). */
 typedef struct hd_hooks {
     hd_module_t **pre_connection;
+    hd_module_t **input_wait;
     hd_module_t **post_read_request;
     hd_module_t **translate_name;
     hd_module_t **map_to_storage;

@@ -70,6 +70,7 @@ void hd_modules_build_hooks(hd_server_t *s)
     hd_hooks_t *h = hd_pcalloc(s->pool, sizeof(*h));
 
     h->pre_connection = PHASE(s, pre_connection);
+    h->input_wait = PHASE(s, input_wait);
     h->post_read_request = PHASE(s, post_read_request);
     h->translate_name = PHASE(s, translate_name);
     h->map_to_storage = PHASE(s, map_to_storage);

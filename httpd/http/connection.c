@@ -65,6 +65,8 @@ static void addr_to_text(const struct sockaddr *sa, char *out, size_t size, uint
     }
 }
 
+static void begin_read_phase(hd_conn_t *c, hd_read_phase_t phase);
+
 void hd_set_conn_config(hd_conn_t *c, const hd_module_t *m, void *state)
 {
     if (c->conn_config == NULL) {
@@ -111,6 +113,10 @@ hd_conn_t *hd_conn_create(hd_server_t *s, int fd, hd_listen_t *l, const struct s
     c->in_size = IN_BUF_INITIAL;
     c->in = hd_pnalloc(pool, c->in_size);
     c->deadline_ms = now_ms() + hd_core_sconf(s)->timeout_s * 1000LL;
+    /* a new connection's first request is being read from the start */
+    if (resume == NULL) {
+        begin_read_phase(c, HD_READ_HEAD);
+    }
     if (resume == NULL && run_pre_connection(c) != HD_OK) {
         c->aborted = true;
         c->state = HD_CONN_CLOSED;
@@ -158,6 +164,31 @@ static int64_t timeout_ms(const hd_conn_t *c)
     return hd_core_sconf(c->server)->timeout_s * 1000LL;
 }
 
+static void begin_read_phase(hd_conn_t *c, hd_read_phase_t phase)
+{
+    c->read_phase = phase;
+    c->read_started_ms = now_ms();
+    c->read_bytes = 0;
+    c->read_limit_ms = 0;
+}
+
+/*
+ * Waits for more of a request: Timeout bounds each wait, and a module's
+ * limit on the whole head or body (RequestReadTimeout) may end it sooner.
+ */
+static int wait_for_request_input(hd_conn_t *c)
+{
+    set_deadline(c, timeout_ms(c));
+    c->read_limit_ms = 0;
+    for (hd_module_t **m = c->server->hooks->input_wait; *m != NULL; m++) {
+        (*m)->input_wait(c);
+    }
+    if (c->read_limit_ms > 0 && c->read_limit_ms < c->deadline_ms) {
+        c->deadline_ms = c->read_limit_ms;
+    }
+    return HD_WANT_READ;
+}
+
 /* The largest head the limits allow, plus slack for line ends. */
 static size_t max_head_size(const hd_core_server_conf_t *sc)
 {
@@ -172,6 +203,7 @@ static ssize_t conn_read(hd_conn_t *c)
         ssize_t n = c->io->recv(c, c->in + c->in_end, c->in_size - c->in_end);
         if (n > 0) {
             c->in_end += (size_t)n;
+            c->read_bytes += (uint64_t)n;
             return n;
         }
         if (n < 0 && errno == EINTR) {
@@ -233,6 +265,10 @@ static void start_request(hd_conn_t *c)
     c->close_after = false;
     c->body_left = 0;
     c->body_read = 0;
+    /* a new connection's phase began at accept; a later request's with its first byte */
+    if (c->read_phase != HD_READ_HEAD) {
+        begin_read_phase(c, HD_READ_HEAD);
+    }
     hd_sb_set_state(HD_SB_BUSY_READ);
 }
 
@@ -248,6 +284,7 @@ static void queue_response(hd_conn_t *c)
     if (r->headers_out == NULL) {
         r->headers_out = hd_table_make(r->pool, 4);
     }
+    c->read_phase = HD_READ_NONE;
     c->out = NULL;
     if (hd_output_start(r, ka) != HD_OK) {
         c->aborted = true;
@@ -309,6 +346,8 @@ static void head_done(hd_conn_t *c)
     c->close_after = close_after;
     /* ExtendedStatus: request line and client into the slot */
     hd_sb_request_start(&r->start, c->requests == 0, c->client_ip, r->the_request);
+    /* as Apache: R while the head is read, W from then on (handler, body, reply) */
+    hd_sb_set_state(HD_SB_BUSY_WRITE);
     compact_input(c); /* the request holds copies of everything it needs */
     if (rv == HD_OK && r->method == HD_M_OTHER) {
         rv = 501;
@@ -345,6 +384,7 @@ static void head_done(hd_conn_t *c)
         c->body_left = r->content_length_in;
         hd_chunked_init(&c->chunked);
         c->state = HD_CONN_READ_BODY;
+        begin_read_phase(c, HD_READ_BODY);
         set_deadline(c, timeout_ms(c));
         return;
     }
@@ -365,8 +405,7 @@ static int read_more(hd_conn_t *c)
         return CONN_CONTINUE;
     }
     if (n < 0) {
-        set_deadline(c, timeout_ms(c));
-        return HD_WANT_READ;
+        return wait_for_request_input(c);
     }
     return CONN_GOT_INPUT;
 }
@@ -391,11 +430,12 @@ static int read_head(hd_conn_t *c)
                 }
                 if (c->requests > 0) {
                     c->state = HD_CONN_KEEPALIVE;
+                    c->read_phase = HD_READ_NONE;
                     set_deadline(c, sc->keepalive_timeout_ms);
                     hd_sb_set_state(HD_SB_BUSY_KEEPALIVE);
                     return HD_WANT_IDLE;
                 }
-                return HD_WANT_READ;
+                return wait_for_request_input(c);
             }
         }
         compact_input(c);
@@ -630,6 +670,11 @@ hd_conn_want_t hd_conn_process(hd_conn_t *c)
 
 hd_conn_want_t hd_conn_timed_out(hd_conn_t *c)
 {
+    if (c->read_phase != HD_READ_NONE && c->read_limit_ms > 0 &&
+        c->deadline_ms == c->read_limit_ms && c->read_limit_msg != NULL) {
+        hd_log_client_error(HD_LOG_INFO, "reqtimeout", c->client_ip, c->client_port, "%s",
+                            c->read_limit_msg);
+    }
     switch (c->state) {
     case HD_CONN_READ_HEAD:
     case HD_CONN_READ_BODY:
@@ -667,9 +712,20 @@ void hd_conn_close(hd_conn_t *c)
     hd_pool_destroy(c->pool);
 }
 
+/* When the calling thread last flushed (monotonic µs). */
+static __thread int64_t last_flush_us;
+
+void hd_modules_flush_due(hd_server_t *s)
+{
+    if (hd_now_mono_us() - last_flush_us >= HD_FLUSH_INTERVAL_US) {
+        hd_modules_flush(s);
+    }
+}
+
 void hd_modules_flush(hd_server_t *s)
 {
     hd_module_t *m;
+    last_flush_us = hd_now_mono_us();
     /* an idle point: files nobody asked for in a while are closed too */
     hd_file_cache_expire(hd_now_mono_us() / 1000, HD_FILE_CACHE_IDLE_MS);
     HD_FOR_EACH_LOADED_MODULE(s, m)

@@ -62,6 +62,16 @@ void hd_conn_serve(hd_conn_t *c, void (*on_idle)(hd_server_t *s));
  * closes the open-file cache's long-unused entries. */
 void hd_modules_flush(hd_server_t *s);
 
+/** Buffered output (access log lines) never waits longer than this for a flush. */
+#define HD_FLUSH_INTERVAL_US 1000000
+
+/**
+ * hd_modules_flush if the calling thread has not flushed for
+ * HD_FLUSH_INTERVAL_US: the MPMs call it whenever a thread wakes up, busy or
+ * not, so a buffered line is written within a second whatever the load.
+ */
+void hd_modules_flush_due(hd_server_t *s);
+
 /** Runs every loaded module's master_tick hook; MPM masters call it once a second. */
 void hd_modules_master_tick(hd_server_t *s);
 

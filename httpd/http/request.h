@@ -26,6 +26,13 @@ typedef enum {
     HD_CONN_CLOSED
 } hd_conn_state_t;
 
+/** Which part of a request the connection is reading. */
+typedef enum {
+    HD_READ_NONE,     /**< not reading a request: keep-alive, handler, writing */
+    HD_READ_HEAD,     /**< the request line and header fields */
+    HD_READ_BODY      /**< the body */
+} hd_read_phase_t;
+
 /** What the connection needs from its MPM before it can go on. */
 typedef enum {
     HD_WANT_READ,     /**< wait until readable, timeout hd_conn_timeout_ms() */
@@ -57,6 +64,13 @@ struct hd_conn {
     size_t in_end;          /**< one past the last byte read */
 
     hd_request_t *r;        /**< request in progress, or NULL */
+
+    /* the request being read (RequestReadTimeout: the input_wait hook) */
+    hd_read_phase_t read_phase; /**< head, body, or none (keep-alive, handler, writing) */
+    int64_t read_started_ms;  /**< when the phase began (monotonic ms) */
+    uint64_t read_bytes;      /**< bytes read from the client in the phase */
+    int64_t read_limit_ms;    /**< a module's end of the phase (monotonic ms), 0: none */
+    const char *read_limit_msg; /**< logged (info) when that end comes first */
     hd_chain_t *out;        /**< output not yet written */
     unsigned requests;      /**< requests served on this connection */
     bool keepalive;         /**< the current response allows another request */

@@ -93,12 +93,18 @@ void hd_tq_init(hd_tq_t *q)
 
 void hd_tq_append(hd_tq_t *q, hd_timer_t *t, int64_t deadline_ms)
 {
+    hd_timer_t *after = q->head.prev;
+
+    /* the sentinel's deadline is never compared: the walk stops there */
+    while (after != &q->head && after->deadline_ms > deadline_ms) {
+        after = after->prev;
+    }
     t->deadline_ms = deadline_ms;
     t->queue = q;
-    t->next = &q->head;
-    t->prev = q->head.prev;
-    q->head.prev->next = t;
-    q->head.prev = t;
+    t->prev = after;
+    t->next = after->next;
+    after->next->prev = t;
+    after->next = t;
     q->count++;
 }
 

@@ -55,8 +55,10 @@ struct hd_timer {
 };
 
 /**
- * A FIFO of timers with the same timeout value, so each new deadline is the
- * latest: the head is always the next to expire.
+ * Timers ordered by deadline, the next to expire at the head. Used as a FIFO
+ * of timers with the same timeout value, where each new deadline is the
+ * latest and goes in at the tail at once; a deadline set sooner (a
+ * RequestReadTimeout limit) walks back from the tail to its place.
  */
 typedef struct hd_tq {
     hd_timer_t head;           /**< sentinel */
@@ -65,7 +67,7 @@ typedef struct hd_tq {
 
 void hd_tq_init(hd_tq_t *q);
 
-/** Appends @p t (in no queue) with @p deadline_ms. */
+/** Inserts @p t (in no queue) with @p deadline_ms: after every timer due no later. */
 void hd_tq_append(hd_tq_t *q, hd_timer_t *t, int64_t deadline_ms);
 
 /** Removes @p t from its queue; nothing if it is in none. */

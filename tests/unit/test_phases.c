@@ -334,6 +334,7 @@ int main(void)
 
     /* two made-up modules and nothing else, in this order, for every phase */
     hooks.pre_connection = both + 2;
+    hooks.input_wait = both + 2;
     hooks.post_read_request = both;
     hooks.translate_name = both;
     hooks.map_to_storage = both;
