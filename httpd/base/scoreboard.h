@@ -42,7 +42,7 @@ typedef struct {
     uint64_t access_count;          /**< requests of the current process/thread */
     uint64_t bytes_served;
     uint64_t conn_count;            /**< requests on the current connection */
-    uint64_t lock_waits;            /**< times the worker waited for the accept lock or queue */
+    uint64_t lock_waits;            /**< times the worker waited for a contended lock (not for work) */
     uint64_t lock_wait_us;          /**< time spent waiting there */
     struct timespec last_used;      /**< when the current or last request started */
     uint64_t last_duration_us;      /**< duration of the last finished request */
@@ -93,7 +93,7 @@ typedef struct {
     uint64_t stime_us;                  /**< CPU in kernel mode */
     uint64_t run_delay_us;              /**< time runnable but waiting for a CPU */
     uint64_t timeslices;                /**< times it was scheduled on a CPU */
-    uint64_t lock_waits;                /**< from the slot: accept lock / queue waits */
+    uint64_t lock_waits;                /**< from the slot: contended lock waits */
     uint64_t lock_wait_us;
 } hd_sb_kernel_t;
 
@@ -144,6 +144,10 @@ typedef struct {
     pid_t pid;
     int generation;
     volatile int quiescing;         /**< process was told to finish and exit */
+    /** the event MPM's child takes no new connections now (at its connection
+     *  limit): its idle threads cannot serve a new client, so the master
+     *  does not count them as spare (Apache's not_accepting) */
+    volatile int not_accepting;
     /* for the event MPM (Apache's ?auto Conns* keys); 0 elsewhere */
     uint32_t connections;
     uint32_t write_completion;

@@ -359,6 +359,12 @@ int main(int argc, char **argv)
         return rv;
     }
 
+    /*
+     * From the moment the port accepts, a client (or a test) may signal the
+     * master: until its handlers exist (the MPM installs them) the signals
+     * wait, blocked, instead of killing it (HUP's default action).
+     */
+    hd_master_signals_block();
     if (hd_listen_open(s, NULL) != HD_OK) {
         fprintf(stderr, "httpd: no listening sockets available, shutting down\n");
         return 1;

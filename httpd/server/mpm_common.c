@@ -4,6 +4,7 @@
 #include "mpm_common.h"
 
 #include "connection.h"
+#include "listen.h"
 #include "log.h"
 #include "process.h"
 #include "request.h"
@@ -17,12 +18,16 @@
 static int64_t stop_ms;
 static int dying;
 
+/* Out of descriptors or memory: one line when it starts, one when it ends (per process). */
+static hd_log_episode_t accept_shortage;
+
 int hd_mpm_accept(hd_listen_t *l, struct sockaddr_storage *peer, socklen_t *peer_len,
                   const char *log_name)
 {
     *peer_len = sizeof(*peer);
     int fd = hd_accept4(l->fd, (struct sockaddr *)peer, peer_len, SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd >= 0) {
+        hd_log_episode_end(&accept_shortage, HD_LOG_ERR, log_name, "AH00069: accept");
         return fd;
     }
     switch (errno) {
@@ -36,7 +41,8 @@ int hd_mpm_accept(hd_listen_t *l, struct sockaddr_storage *peer, socklen_t *peer
     case ENOBUFS:
     case ENOMEM: {
         int err = errno;
-        hd_log_error(HD_LOG_ERR, log_name, "AH00069: accept: (client socket) %s", strerror(err));
+        hd_log_episode_fail(&accept_shortage, HD_LOG_ERR, log_name,
+                            "AH00069: accept: (client socket) %s", strerror(err));
         errno = err;
         break;
     }
@@ -121,6 +127,9 @@ void hd_mpm_serve(hd_conn_t *c, int stop_fd, int die_fd)
                 hd_mpm_begin_die();
             } else if (hd_child_graceful) {
                 hd_mpm_begin_stop();
+                /* one thread: nothing else uses the listeners; let them go now,
+                 * so new clients are refused instead of queued for nobody */
+                hd_listen_close(s);
             }
         }
         if (hd_mpm_dying()) {
@@ -128,10 +137,9 @@ void hd_mpm_serve(hd_conn_t *c, int stop_fd, int die_fd)
         }
         bool stopping = hd_mpm_stopping();
         int left = hd_conn_timeout_ms(c);
-        int slice = left;
+        /* every wait is sliced, so buffered logs get flushed within a second */
+        int slice = left > 1000 ? 1000 : left;
         if (w == HD_WANT_IDLE) {
-            /* Idle waits are sliced so buffered logs get flushed. */
-            slice = left > 1000 ? 1000 : left;
             if (stopping) {
                 int grace = hd_mpm_idle_grace_left_ms();
                 if (grace == 0) {
@@ -150,13 +158,13 @@ void hd_mpm_serve(hd_conn_t *c, int stop_fd, int die_fd)
             pfd[nfds++] = (struct pollfd){.fd = stop_fd, .events = POLLIN};
         }
         int n = hd_poll(pfd, nfds, slice);
+        hd_modules_flush_due(s);
         if (n > 0 && pfd[0].revents != 0) {
             w = hd_conn_process(c);
         } else if (n > 0) {
             continue; /* a pipe: look at the flags again */
         } else if (n == 0) {
             if (slice < left) {
-                hd_modules_flush(s);
                 continue;
             }
             w = hd_conn_timed_out(c);

@@ -16,6 +16,7 @@
 #include "config.h"
 #include "connection.h"
 #include "ids.h"
+#include "listen.h"
 #include "log.h"
 #include "pool.h"
 #include "process.h"
@@ -125,6 +126,7 @@ static void run_child(hd_server_t *s, int slot)
     hd_scoreboard->processes[slot].pid = hd_pid();
     hd_scoreboard->processes[slot].generation = s->generation;
     hd_scoreboard->processes[slot].quiescing = 0;
+    hd_scoreboard->processes[slot].not_accepting = 0;
     ops->child_main(s, slot);
     mark_slots(slot, HD_SB_DEAD);
     hd_pool_recycler_drain();
@@ -152,6 +154,7 @@ static int spawn_child(hd_server_t *s, int slot)
     hd_scoreboard->processes[slot].pid = pid;
     hd_scoreboard->processes[slot].generation = s->generation;
     hd_scoreboard->processes[slot].quiescing = 0;
+    hd_scoreboard->processes[slot].not_accepting = 0;
     return HD_OK;
 }
 
@@ -257,6 +260,7 @@ static void reap_children(hd_server_t *s, bool replace)
         children[i].quiescing = false;
         hd_scoreboard->processes[i].pid = 0;
         hd_scoreboard->processes[i].quiescing = 0;
+        hd_scoreboard->processes[i].not_accepting = 0;
         mark_slots(i, HD_SB_DEAD);
         if (!replace || hd_sig_stop || hd_sig_graceful_stop) {
             continue;
@@ -332,6 +336,10 @@ static hd_mpm_exit_t graceful_stop(hd_server_t *s)
 {
     hd_log_error(HD_LOG_NOTICE, ops->log_name,
                  "AH00492: caught SIGWINCH, shutting down gracefully");
+    /* As Apache: the listeners close now (the children close their copies as
+     * they are told to finish), so a new client is refused at once rather
+     * than accepted by the kernel and never answered. */
+    hd_listen_close(s);
     signal_children(SIGUSR1, false, s->generation);
     int64_t next_tick = hd_now_mono_us() + 1000000;
     while (hd_mpm_child_count() > 0 && !hd_sig_stop) {

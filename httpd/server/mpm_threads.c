@@ -219,6 +219,10 @@ static void maintain(hd_server_t *s)
                 active++;
             }
         }
+        /* a child that takes no new connections has no spare thread for one */
+        if (hd_scoreboard->processes[i].not_accepting) {
+            child_idle = 0;
+        }
         idle += child_idle;
         if (child_idle >= victim_idle) {
             victim = i;

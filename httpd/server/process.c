@@ -58,18 +58,30 @@ static void set_handler(int sig, void (*fn)(int))
     hd_sigaction(sig, &sa, NULL);
 }
 
-void hd_master_signals_install(void)
+static const int master_sigs[] = {SIGTERM, SIGINT, SIGHUP, SIGUSR1, SIGWINCH, SIGCHLD};
+
+void hd_master_signals_block(void)
 {
-    static const int sigs[] = {SIGTERM, SIGINT, SIGHUP, SIGUSR1, SIGWINCH, SIGCHLD};
     sigset_t block;
     sigemptyset(&block);
-    for (size_t i = 0; i < HD_ARRAY_SIZE(sigs); i++) {
+    for (size_t i = 0; i < HD_ARRAY_SIZE(master_sigs); i++) {
+        sigaddset(&block, master_sigs[i]);
+    }
+    hd_sigprocmask(SIG_BLOCK, &block, NULL);
+}
+
+void hd_master_signals_install(void)
+{
+    const int *sigs = master_sigs;
+    sigset_t block;
+    sigemptyset(&block);
+    for (size_t i = 0; i < HD_ARRAY_SIZE(master_sigs); i++) {
         set_handler(sigs[i], master_handler);
         sigaddset(&block, sigs[i]);
     }
     set_handler(SIGPIPE, SIG_IGN);
     hd_sigprocmask(SIG_BLOCK, &block, &wait_mask);
-    for (size_t i = 0; i < HD_ARRAY_SIZE(sigs); i++) {
+    for (size_t i = 0; i < HD_ARRAY_SIZE(master_sigs); i++) {
         sigdelset(&wait_mask, sigs[i]);
     }
 }

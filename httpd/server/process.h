@@ -21,6 +21,9 @@ extern volatile sig_atomic_t hd_sig_child;         /**< CHLD */
 extern volatile sig_atomic_t hd_child_die;
 extern volatile sig_atomic_t hd_child_graceful;
 
+/** Blocks the master's signals until hd_master_signals_install: call before the port opens. */
+void hd_master_signals_block(void);
+
 /**
  * Installs the master's handlers (flags only) and blocks those signals
  * except inside hd_master_wait, so none is lost between check and wait.

@@ -35,6 +35,7 @@
 #include "config.h"
 #include "connection.h"
 #include "ids.h"
+#include "listen.h"
 #include "log.h"
 #include "module.h"
 #include "mpm.h"
@@ -141,6 +142,8 @@ typedef struct {
     int stop;                       /* main -> poller: stop gracefully */
     int self_stop;                  /* poller -> main: MaxConnectionsPerChild reached */
     int accept_paused;              /* poller -> workers: wake me when a connection closes */
+    bool listeners_released;        /* poller: stopping, its listening sockets closed */
+    uint64_t shed;                  /* idle keep-alive connections closed for new clients */
     int workers_left;
     int conns;                      /* open connections */
     int lingering;
@@ -433,6 +436,7 @@ static void *worker_thread(void *arg)
         int rv = hd_fdq_pop_or_poll(&ch->q, &job, wait_ms);
         if (rv == HD_OK) {
             run_job(ch, &job);
+            hd_modules_flush_due(s);
             wait_ms = IDLE_FLUSH_MS;
         } else if (rv == HD_DECLINED) {
             int n = poll_once(ch, jobs);
@@ -470,6 +474,62 @@ static bool above_limit(child_t *ch)
     return conns >= limit;
 }
 
+static econn_t *of_timer(hd_timer_t *t);
+
+/*
+ * Whether no child of the server can take a new client: every child the
+ * server may run is running and at its connection limit. Until then a full
+ * child leaves new clients to the others (and the master starts more); only
+ * then does it give up idle keep-alive connections for them.
+ */
+static bool server_full(const child_t *ch)
+{
+    int running = 0;
+    for (int i = 0; i < hd_scoreboard->global->server_limit; i++) {
+        const hd_sb_process_t *p = &hd_scoreboard->processes[i];
+        if (p->pid == 0 || p->quiescing) {
+            continue;
+        }
+        running++;
+        if (i != ch->slot && !p->not_accepting) {
+            return false;
+        }
+    }
+    return running >= ch->conf->daemons_limit;
+}
+
+/* At the limit: whether a new client may take an idle keep-alive connection's place. */
+static bool may_shed(const child_t *ch)
+{
+    return __atomic_load_n(&ch->queues[Q_KEEPALIVE].count, __ATOMIC_RELAXED) > 0 &&
+           server_full(ch);
+}
+
+/*
+ * Closes the child's oldest idle keep-alive connection to make room for a
+ * new client (nginx drains its reusable connections the same way; Apache's
+ * event MPM kills keep-alive connections when its workers are busy): an idle
+ * client loses only a connection it can open again, while a new client that
+ * waits behind a full child would get no answer at all.
+ */
+static bool shed_keepalive(child_t *ch)
+{
+    econn_t *e = NULL;
+    pthread_mutex_lock(&ch->tq_lock);
+    hd_timer_t *t = hd_tq_first(&ch->queues[Q_KEEPALIVE]);
+    if (t != NULL) {
+        e = of_timer(t);
+        unpark(ch, e);
+    }
+    pthread_mutex_unlock(&ch->tq_lock);
+    if (e == NULL) {
+        return false;
+    }
+    close_conn(ch, e);
+    ch->shed++;
+    return true;
+}
+
 static void set_accepting(child_t *ch, bool on)
 {
     for (int i = 0; i < ch->nlisteners; i++) {
@@ -488,7 +548,12 @@ static int accept_some(child_t *ch, hd_listen_t *l, job_t *jobs, int room)
 {
     int n = 0;
     int limit = ch->conf->max_conns_per_child;
-    while (n < room && !above_limit(ch) && (limit == 0 || ch->accepted < limit)) {
+    while (n < room && (limit == 0 || ch->accepted < limit)) {
+        /* full: a new client takes an idle keep-alive connection's place, if it may */
+        bool full = above_limit(ch);
+        if (full && !may_shed(ch)) {
+            break;
+        }
         econn_t *e = record_alloc(ch);
         if (e == NULL) {
             break;
@@ -502,6 +567,9 @@ static int accept_some(child_t *ch, hd_listen_t *l, job_t *jobs, int room)
             }
             record_free(ch, e);
             break;
+        }
+        if (full) {
+            shed_keepalive(ch);
         }
         e->fd = fd;
         e->l = l;
@@ -666,10 +734,21 @@ static int poll_once(child_t *ch, job_t *jobs)
     if (ch->done) {
         return -1;
     }
-    bool want = !ch->stopping && !above_limit(ch) && now_ms() >= ch->accept_pause_until;
+    /* At its limit a child tells the master (its idle threads are no spares),
+     * and takes new clients only when no child can, in exchange for idle
+     * keep-alive connections (may_shed). */
+    bool full = !ch->stopping && above_limit(ch);
+    hd_scoreboard->processes[ch->slot].not_accepting = full;
+    bool want = !ch->stopping && now_ms() >= ch->accept_pause_until && (!full || may_shed(ch));
     if (want != ch->accepting) {
         set_accepting(ch, want);
         ch->accepting = want;
+    }
+    if (ch->stopping && !ch->listeners_released) {
+        /* the poller alone uses the listeners, and they left the epoll set:
+         * let them go, so new clients are refused instead of queued for nobody */
+        hd_listen_close(ch->s);
+        ch->listeners_released = true;
     }
     /* Accepting paused: a closing connection wakes the poller. */
     __atomic_store_n(&ch->accept_paused, !ch->accepting && !ch->stopping, __ATOMIC_RELEASE);
@@ -844,7 +923,7 @@ static const hd_command_t event_commands[] = {
     {"AsyncRequestWorkerFactor", hd_mpm_set_factor, 0, HD_TAKE1, HD_CTX_MAIN, HD_CONF_SERVER,
      "factor", "2",
      "Connections a child takes per idle worker, beyond ThreadsPerChild (limits each child)"},
-    {NULL},
+    {.name = NULL},
 };
 
 hd_module_t hd_mpm_event_module = {

@@ -13,6 +13,7 @@
 #include "connection.h"
 #include "core.h"
 #include "ids.h"
+#include "listen.h"
 #include "log.h"
 #include "module.h"
 #include "mpm.h"
@@ -185,19 +186,15 @@ static void child_main(hd_server_t *s, int slot_index)
         }
         hd_sb_set_state(HD_SB_READY);
         /*
-         * The kernel's exclusive wake-up is prefork's accept lock: the time
-         * a ready child waits here for its turn is its lock wait.
+         * The kernel's exclusive wake-up stands in for Apache's accept
+         * mutex: there is no lock to contend for, and the time a child
+         * waits here for a connection is idle time, not a lock wait.
          */
         struct epoll_event ev[8];
-        int64_t t0 = hd_now_mono_us();
         int n = hd_epoll_wait(ep, ev, (int)HD_ARRAY_SIZE(ev), 1000);
+        hd_modules_flush_due(s);
         if (n == 0) {
-            hd_modules_flush(s);
             continue;
-        }
-        if (n > 0) {
-            slot->lock_waits++;
-            slot->lock_wait_us += (uint64_t)(hd_now_mono_us() - t0);
         }
         for (int i = 0; i < n && !hd_child_die; i++) {
             if (serve_one(s, ev[i].data.ptr)) {
@@ -207,20 +204,26 @@ static void child_main(hd_server_t *s, int slot_index)
         }
     }
     hd_sb_set_state(HD_SB_GRACEFUL);
-    hd_modules_flush(s);
+    /* no more accepting: a socket no process listens on refuses new clients at once */
     hd_close(ep);
+    hd_listen_close(s);
+    hd_modules_flush(s);
 }
 
 /* ---- the master ---- */
 
+/* Logged once, as Apache's prefork does. */
+static bool maxclients_reported;
+
 static void maintain_spares(hd_server_t *s)
 {
     const prefork_conf_t *c = conf_of(s);
-    int idle = 0, idle_slot = -1;
+    int idle = 0, idle_slot = -1, children = 0;
     for (int i = 0; i < hd_mpm_slots(); i++) {
         if (!hd_mpm_child_active(s, i)) {
             continue;
         }
+        children++;
         char st = hd_sb_worker(i, 0)->state;
         if (st == HD_SB_READY || st == HD_SB_STARTING) {
             idle++;
@@ -234,6 +237,12 @@ static void maintain_spares(hd_server_t *s)
         hd_mpm_child_quiesce(idle_slot);
         hd_mpm_spawn_rate_reset();
     } else if (idle < c->min_spare) {
+        if (children >= c->max_workers && idle == 0 && !maxclients_reported) {
+            hd_log_error(HD_LOG_ERR, "mpm_prefork",
+                         "AH00161: server reached MaxRequestWorkers setting, consider raising the "
+                         "MaxRequestWorkers setting");
+            maxclients_reported = true;
+        }
         /* Apache's rule: 1, 2, 4 ... 32 children a second while short of spares. */
         hd_mpm_spawn_spares(s);
     } else {
@@ -285,7 +294,7 @@ static const hd_command_t prefork_commands[] = {
      "Connections a child serves before it exits and is replaced (0: no limit)"},
     {"MaxRequestsPerChild", hd_set_int_slot, P(max_conns_per_child), HD_TAKE1, HD_CTX_MAIN,
      HD_CONF_SERVER, "number", "0", "Deprecated name of MaxConnectionsPerChild"},
-    {NULL},
+    {.name = NULL},
 };
 
 hd_module_t hd_mpm_prefork_module = {

@@ -14,6 +14,7 @@
 #include "config.h"
 #include "connection.h"
 #include "ids.h"
+#include "listen.h"
 #include "log.h"
 #include "module.h"
 #include "mpm.h"
@@ -98,6 +99,7 @@ static void *worker_thread(void *arg)
         hd_sb_set_state(HD_SB_READY);
         job_t job;
         int rv = hd_fdq_pop(&ch->q, &job, wait_ms);
+        hd_modules_flush_due(s);
         if (rv == HD_AGAIN) {
             hd_modules_flush(s);
             wait_ms = IDLE_SLEEP_MS;
@@ -199,6 +201,9 @@ static void *listener_thread(void *arg)
     if (ep >= 0) {
         hd_close(ep);
     }
+    /* This thread alone uses the listeners: let them go, so that once every
+     * process has, new clients are refused at once instead of queued for nobody. */
+    hd_listen_close(ch->s);
     /* Workers finish what was accepted, then leave. */
     hd_fdq_term(&ch->q);
     return NULL;
@@ -317,7 +322,7 @@ static const hd_mpm_t worker_mpm = {
 
 static const hd_command_t worker_commands[] = {
     HD_MPM_THREADS_COMMANDS,
-    {NULL},
+    {.name = NULL},
 };
 
 hd_module_t hd_mpm_worker_module = {
