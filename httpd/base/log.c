@@ -113,7 +113,8 @@ static size_t format_time(char *buf, size_t size)
 
 /*
  * Control characters from a message (which may quote a request) would let a
- * client forge log lines: they are written as \xHH.
+ * client forge log lines, and bytes from 0x80 up include terminal escapes
+ * (0x9b is CSI, CVE-2003-0020): both are written as \xHH, as Apache does.
  */
 static size_t copy_escaped(char *dst, size_t room, const char *src, size_t n)
 {
@@ -123,7 +124,7 @@ static size_t copy_escaped(char *dst, size_t room, const char *src, size_t n)
     for (size_t i = 0; i < n; i++) {
         unsigned char ch = (unsigned char)src[i];
 
-        if (ch >= 0x20 && ch != 0x7f) {
+        if (ch >= 0x20 && ch < 0x7f) {
             if (len + 1 > room) {
                 break;
             }
@@ -206,4 +207,44 @@ void hd_log_client_error(int level, const char *module, const char *ip, unsigned
     va_start(ap, fmt);
     hd_log_verror(level, module, cp, fmt, ap);
     va_end(ap);
+}
+
+static int64_t mono_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+void hd_log_episode_fail(hd_log_episode_t *ep, int level, const char *module, const char *fmt, ...)
+{
+    va_list ap;
+    char msg[512];
+    int64_t now = mono_us();
+
+    __atomic_add_fetch(&ep->count, 1, __ATOMIC_RELAXED);
+    __atomic_store_n(&ep->last_us, now, __ATOMIC_RELAXED);
+    if (__atomic_exchange_n(&ep->active, true, __ATOMIC_ACQ_REL)) {
+        return;
+    }
+    __atomic_store_n(&ep->count, 1, __ATOMIC_RELAXED);
+    __atomic_store_n(&ep->since_us, now, __ATOMIC_RELAXED);
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    hd_log_error(level, module, "%s (further failures are counted, not logged, until it ends)", msg);
+}
+
+void hd_log_episode_end_slow(hd_log_episode_t *ep, int level, const char *module, const char *what)
+{
+    int64_t now = mono_us();
+    if (now - __atomic_load_n(&ep->last_us, __ATOMIC_RELAXED) < HD_LOG_EPISODE_QUIET_US ||
+        !__atomic_exchange_n(&ep->active, false, __ATOMIC_ACQ_REL)) {
+        return;
+    }
+    uint64_t count = __atomic_exchange_n(&ep->count, 0, __ATOMIC_RELAXED);
+    double secs = (double)(__atomic_load_n(&ep->last_us, __ATOMIC_RELAXED) -
+                           __atomic_load_n(&ep->since_us, __ATOMIC_RELAXED)) / 1e6;
+    hd_log_error(level, module, "%s: over; %llu failure%s in %.1f s", what,
+                 (unsigned long long)count, count == 1 ? "" : "s", secs);
 }

@@ -57,7 +57,47 @@ void hd_log_client_error(int level, const char *module, const char *ip, unsigned
     hd_log_client_error((level), (module), (r) != NULL && (r)->c != NULL ? (r)->c->client_ip : NULL, \
                         (r) != NULL && (r)->c != NULL ? (unsigned)(r)->c->client_port : 0u,      \
                         __VA_ARGS__)
-void hd_log_verror(int level, const char *module, const char *client, const char *fmt, va_list ap);
+void hd_log_verror(int level, const char *module, const char *client, const char *fmt, va_list ap)
+    __attribute__((format(printf, 4, 0)));
+
+/**
+ * An episode: a run of the same failure (the descriptor limit reached, say)
+ * that is logged once when it begins and once when it ends, with a count,
+ * instead of once per failure. One may be shared by a process's threads.
+ */
+typedef struct {
+    bool active;
+    uint64_t count;     /**< failures since the episode began */
+    int64_t since_us;   /**< when it began (monotonic) */
+    int64_t last_us;    /**< the latest failure */
+} hd_log_episode_t;
+
+/** An episode is over once its kind of failure has not happened for this long. */
+#define HD_LOG_EPISODE_QUIET_US 5000000
+
+/**
+ * A failure of @p ep's kind: the first of an episode is logged (with a note
+ * that the next ones are only counted), the others counted.
+ */
+void hd_log_episode_fail(hd_log_episode_t *ep, int level, const char *module, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/**
+ * Ends @p ep if one is under way and its last failure is HD_LOG_EPISODE_QUIET_US
+ * old (a success between failures does not end it), logging "@p what: N
+ * failures in S s".
+ */
+void hd_log_episode_end_slow(hd_log_episode_t *ep, int level, const char *module,
+                             const char *what);
+
+/** The check on the success path: a test of one flag when no episode is under way. */
+static inline void hd_log_episode_end(hd_log_episode_t *ep, int level, const char *module,
+                                      const char *what)
+{
+    if (__builtin_expect(__atomic_load_n(&ep->active, __ATOMIC_RELAXED), 0)) {
+        hd_log_episode_end_slow(ep, level, module, what);
+    }
+}
 
 /** File descriptor of the error log (for stderr redirection when detached). */
 int hd_log_fd(void);

@@ -715,7 +715,7 @@ static const hd_command_t core_commands[] = {
      "Change responses for HTTP errors"},
     {"SetHandler", cmd_set_handler, 0, HD_TAKE1, ANY, DIRL, "handler-name|none", NULL,
      "a handler name that overrides any other configured handler"},
-    {NULL},
+    {.name = NULL},
 };
 
 hd_module_t hd_core_module = {

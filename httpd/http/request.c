@@ -19,6 +19,7 @@
 #include "response.h"
 #include "table.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <string.h>
 #include <strings.h>
@@ -102,6 +103,52 @@ static bool list_has_token(const char *v, const char *token)
     return false;
 }
 
+/*
+ * A Host value must be uri-host [ ":" port ] (RFC 9110 7.2, RFC 3986 3.2.2):
+ * an IP-literal in brackets, or a reg-name (unreserved, pct-encoded and
+ * sub-delims characters, which covers IPv4 addresses). Anything else ("a b",
+ * "x/y", a bare ":80", control bytes) could smuggle a different name past
+ * whatever reads it (redirects, logs, virtual hosts).
+ */
+static bool host_valid(const char *h)
+{
+    const char *p = h;
+
+    if (*p == '[') {
+        for (p++; *p != ']'; p++) {
+            bool hex = (*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f') ||
+                       (*p >= 'A' && *p <= 'F');
+            if (!hex && *p != ':' && *p != '.') {
+                return false;
+            }
+        }
+        if (p == h + 1) {
+            return false;
+        }
+        p++;
+    } else {
+        for (; *p != '\0' && *p != ':'; p++) {
+            unsigned char c = (unsigned char)*p;
+            if (c == '%') {
+                if (!isxdigit((unsigned char)p[1]) || !isxdigit((unsigned char)p[2])) {
+                    return false;
+                }
+                p += 2;
+            } else if (!isalnum(c) && strchr("-._~!$&'()*+,;=", c) == NULL) {
+                return false;
+            }
+        }
+        if (p == h) {
+            return false;
+        }
+    }
+    if (*p == ':') {
+        for (p++; *p >= '0' && *p <= '9'; p++) {
+        }
+    }
+    return *p == '\0';
+}
+
 /* Framing and mandatory fields (RFC 9112 6, RFC 9110 7.2). */
 static int check_framing(hd_request_t *r, bool *close_after)
 {
@@ -113,6 +160,10 @@ static int check_framing(hd_request_t *r, bool *close_after)
         const hd_table_entry_t *e = &r->headers_in->elts[i];
         if (strcasecmp(e->key, "Host") == 0) {
             nhost++;
+            /* an empty Host is allowed only where the target has no authority: never here */
+            if (!host_valid(e->val)) {
+                return 400;
+            }
             if (r->hostname == NULL) {
                 r->hostname = e->val;
             }

@@ -358,6 +358,9 @@ static int method_not_allowed(hd_request_t *r)
     return 405;
 }
 
+/* Out of descriptors: logged when it starts and when it ends (per process). */
+static hd_log_episode_t open_shortage;
+
 int hd_static_handler(hd_request_t *r)
 {
     bool get_or_head = r->method == HD_M_GET || r->method == HD_M_HEAD;
@@ -397,11 +400,19 @@ int hd_static_handler(hd_request_t *r)
         if (err == ENOENT || err == ENOTDIR) {
             return 404;
         }
+        if (err == EMFILE || err == ENFILE) {
+            /* the server's shortage, not the file's permissions: try again later */
+            hd_log_episode_fail(&open_shortage, HD_LOG_ERR, "core",
+                                "(%d)%s: cannot open files to serve them (first: %s); answering "
+                                "503", err, strerror(err), r->filename);
+            return 503;
+        }
         hd_log_rerror(r, HD_LOG_ERR, "core",
                       "(%d)%s: AH00132: file permissions deny server access: %s", err,
                       strerror(err), r->filename);
         return 403;
     }
+    hd_log_episode_end(&open_shortage, HD_LOG_ERR, "core", "cannot open files to serve them");
     size = r->finfo.st_size;
 
     /* An ErrorDocument served under its error status is not a representation

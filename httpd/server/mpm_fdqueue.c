@@ -167,7 +167,6 @@ static bool wait_some(hd_fdq_t *q, hd_sb_worker_t *slot, int timeout_ms, bool po
 {
     struct timespec until;
     deadline_in(&until, timeout_ms);
-    int64_t t0 = hd_now_mono_us();
     int rv = 0;
     q->waiting++;
     if (q->listener_waiting) {
@@ -180,10 +179,7 @@ static bool wait_some(hd_fdq_t *q, hd_sb_worker_t *slot, int timeout_ms, bool po
     if (q->pending > 0) {
         q->pending--; /* (a timeout may take another's: only a heuristic) */
     }
-    if (slot != NULL) {
-        slot->lock_waits++;
-        slot->lock_wait_us += (uint64_t)(hd_now_mono_us() - t0);
-    }
+    /* waiting here for work is being idle, not waiting for a lock: not counted */
     return rv != ETIMEDOUT;
 }
 

@@ -291,7 +291,7 @@ static const hd_command_t authz_commands[] = {
     {"Require", cmd_require, 0, HD_TAKE_ARGV, HD_CTX_ANY, HD_CONF_DIR,
      "[not] all granted|all denied|local|ip address [address] ...", NULL,
      "specifies authorization directives which must be passed in order to authorize a request"},
-    {NULL},
+    {.name = NULL},
 };
 
 hd_module_t hd_authz_core_module = {

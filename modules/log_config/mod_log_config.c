@@ -1,10 +1,11 @@
 /*
  * mod_log_config: access logs (LogFormat, CustomLog, TransferLog).
  *
- * Lines are rendered into a per-thread buffer per log file and written with
- * one write() when the buffer would overflow, when its oldest line is a
- * second old, or when the MPM calls the flush hook at an idle point or
- * before a worker exits. Lines are written whole, so processes appending to
+ * With BufferedLogs On, lines are rendered into a per-thread buffer per log
+ * file and written with one write() when the buffer would overflow, when its
+ * oldest line is a second old, or when the MPM calls the flush hook (at
+ * least once a second per thread, and before a worker exits). Off, the
+ * default as in Apache, writes each line when its request is done. Lines are written whole, so processes appending to
  * the same file (O_APPEND) never interleave inside a line.
  */
 #include "log_format.h"
@@ -54,7 +55,7 @@ typedef struct {
     log_file_t *logs;
     log_file_t **tail;
     unsigned nlogs;
-    int buffered;             /* BufferedLogs, On unless set Off */
+    int buffered;             /* BufferedLogs, Off unless set On */
     bool cleanup_added;
 } log_sconf_t;
 
@@ -352,7 +353,7 @@ static void *create_server_config(hd_pool_t *p, hd_server_t *s)
 {
     log_sconf_t *conf = hd_pcalloc(p, sizeof(*conf));
     conf->tail = &conf->logs;
-    conf->buffered = 1;
+    conf->buffered = 0; /* Apache's default: a line is in the file when the request is done */
     return conf;
 }
 
@@ -457,9 +458,9 @@ static const hd_command_t log_config_cmds[] = {
      .help = "a file name for an access log in the format of LogFormat without a nickname "
              "(common log format by default)"},
     {.name = "BufferedLogs", .fn = cmd_buffered_logs, .args = HD_FLAG, .contexts = HD_CTX_MAIN,
-     .level = HD_CONF_SERVER, .syntax = "On|Off", .dflt = "On",
-     .help = "buffer access log lines per thread (written at least once a second and at "
-             "idle points); Off writes each line at once"},
+     .level = HD_CONF_SERVER, .syntax = "On|Off", .dflt = "Off",
+     .help = "buffer access log lines per thread, each written within a second (busy or "
+             "idle) and when the process exits; Off (the default) writes each line at once"},
     {.name = NULL},
 };
 

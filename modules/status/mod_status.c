@@ -182,7 +182,7 @@ static const hd_command_t status_commands[] = {
     {"ExtendedStatus", hd_set_flag_slot, offsetof(status_conf_t, extended), HD_FLAG, HD_CTX_MAIN,
      HD_CONF_SERVER, "On|Off", "On",
      "\"On\" to record each worker's current request and client, \"Off\" to disable"},
-    {NULL},
+    {.name = NULL},
 };
 
 hd_module_t hd_status_module = {

@@ -382,12 +382,13 @@ def test_html_page(srv):
 
 
 def test_html_escapes_request_lines(srv):
-    r = srv.request("GET", '/server-status?x=<script>"&', host="<i>")
+    # (a Host must be a host name now: "&" is the one character of its grammar HTML escapes)
+    r = srv.request("GET", '/server-status?x=<script>"&', host="a&b")
     assert r.status == 200
     html = r.body.decode()
-    assert "<script>" not in html and "<i>" not in html
+    assert "<script>" not in html
     assert 'GET /server-status?x=&lt;script&gt;&quot;&amp; HTTP/1.1' in html
-    assert "Server status for &lt;i&gt;" in html
+    assert "Server status for a&amp;b" in html
 
 
 def find_chromium():

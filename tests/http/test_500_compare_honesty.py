@@ -8,8 +8,10 @@ test and check its verdicts, not its timings:
   in syscalls per request;
 - EnableSendfile On vs Off on a 1 MiB file at a fixed rate: a significant
   change in the syscall mix (sendfile calls go, reads and writes come);
-- prefork vs event at the same fixed rate: different context switches per
-  request (skipped while mpm_event is not built).
+- prefork vs event at the same fixed rate: a different syscall mix per
+  request (poll per keep-alive wait against a shared epoll set), which is
+  their structure and so beyond noise on any day (skipped while mpm_event is
+  not built).
 
 Plus the statistics against published tables. Together well under two
 minutes; the harness's own figures are printed on failure.
@@ -145,24 +147,36 @@ def event_mpm_missing():
     return None if ok else out
 
 
-def test_prefork_vs_event_context_switches_differ(tmp_path):
+def test_prefork_vs_event_differ_where_they_must(tmp_path):
     why = event_mpm_missing()
     if why:
         pytest.skip("mpm_event is not built yet (httpd -t with LoadModule mpm_event_module "
                     "fails: %s)" % why.splitlines()[-1][:200])
-    # Few connections at a brisk rate: a prefork child wakes once per request,
-    # while event's listener picks up several ready connections per wake-up.
+    # Few connections at a brisk rate. The MPMs wait for a keep-alive
+    # connection's next request differently: a prefork child polls its one
+    # connection once per request (a syscall of kind "other"), event's threads
+    # share an epoll set. That mix is the MPMs' structure, not timing: it
+    # differs by about one call per request however busy the machine is. (The
+    # context switches differ too, but another load on the machine can drown
+    # that difference: a test that fails on a busy day blocks every submission,
+    # so they are reported, not required.)
     res, report = run_compare(tmp_path, "--httpd", hdtest.HTTPD_BIN, "--mpms", "prefork,event",
                               "--short", "--warmup", "0",
-                              "--phases", "parity", "--parity-rate", "6000", "-c", "8",
-                              "--rounds", "5")
+                              "--phases", "parity", "--parity-rate", "2000", "-c", "8",
+                              "--rounds", "4")
     comps = res["comparisons"]["B"]["parity"]
-    # Voluntary switches are the MPMs' own doing; involuntary ones are mostly
-    # the machine's preemption noise, which can hide the difference in the
-    # sum. Any of the server's or the kernel's context-switch counts may say it.
-    names = ("cs voluntary/req", "cs/req", "perf cs/req")
-    found = [n for n in names if n in comps]
-    if not found:
-        pytest.skip("no context-switch counts (no ?json, perf unusable)")
-    assert any(comps[n]["significant"] for n in found), \
-        "prefork vs event: %s not different\n%s" % (", ".join(found), report)
+    need_syscall_counts(comps)
+    name, other = pick(comps, "sys other/req", "perf sys other/req")
+    assert other is not None, report
+    if name == "sys other/req":
+        # the server's own counts: poll is "other", one per keep-alive wait under prefork
+        assert other["significant"] and other["base_mean"] > 0.5 and other["new_mean"] < 0.2, \
+            "prefork vs event: %s not flagged\n%s" % (name, report)
+        name, ep = pick(comps, "sys epoll_wait/req")
+        assert ep["significant"] and ep["new_mean"] > ep["base_mean"] + 0.1, \
+            "prefork vs event: %s not flagged\n%s" % (name, report)
+    else:
+        assert other["significant"], "prefork vs event: %s not flagged\n%s" % (name, report)
+    # and both sides were measured at the same rate, or the report says they were not
+    assert ("DID NOT ACHIEVE" in report) == any(not r["load"]["achieved"]
+                                                for r in res["records"]), report

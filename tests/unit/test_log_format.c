@@ -362,9 +362,11 @@ static size_t count_lines(const char *s, size_t len)
 }
 
 /* A configured server logging to a new file with @fmt. */
+/* A server with one access log, BufferedLogs On (the buffering tests). */
 static hd_server_t *logging_server(const char *file, const char *fmt, char **path)
 {
     hd_server_t *s = make_server("www.example.com");
+    CHECK(directive(s, "BufferedLogs", "on", NULL, NULL) == NULL);
     *path = hd_psprintf(pool, "%s/%s", tmpdir, file);
     CHECK(directive(s, "CustomLog", *path, fmt, NULL) == NULL);
     CHECK_INT(hd_log_config_module.post_config(s), HD_OK);
@@ -530,7 +532,7 @@ static void test_unbuffered(void)
 {
     hd_server_t *s = make_server("www.example.com");
     char *path = hd_psprintf(pool, "%s/unbuf.log", tmpdir);
-    CHECK(directive(s, "BufferedLogs", "off", NULL, NULL) == NULL);
+    /* no BufferedLogs: Off, Apache's default */
     CHECK(directive(s, "CustomLog", path, "%m", NULL) == NULL);
     CHECK_INT(hd_log_config_module.post_config(s), HD_OK);
     CHECK_INT(hd_log_config_module.open_logs(s), HD_OK);

@@ -8,6 +8,7 @@ by PID (TERM, then KILL after 5 s). Nothing is ever killed by name.
 
 import os
 import random
+import resource
 import re
 import shutil
 import signal
@@ -236,13 +237,15 @@ class Server:
     files       {relative path under htdocs: bytes} written after the standard tree
     setup       callable(server) run after the content exists, before start
     args        extra command-line arguments (["-D", "X"])
+    nofile      RLIMIT_NOFILE (soft and hard) for the server, or None
     mpm_directives  replaces the default MPM blocks
     """
 
     def __init__(self, name="httpd", extra="", dir_extra="", options="Indexes FollowSymLinks",
                  files=None, setup=None, args=(), timeout=5, keepalive_timeout=5,
-                 mpm_directives=MPM_DIRECTIVES):
+                 mpm_directives=MPM_DIRECTIVES, nofile=None):
         self.name = name
+        self.nofile = nofile
         self.extra = extra
         self.dir_extra = dir_extra
         self.options = options
@@ -314,6 +317,11 @@ class Server:
 
     # -- process ----------------------------------------------------------
 
+    def _limits(self):
+        """In the child before exec: the descriptor limit the test asked for (soft and hard)."""
+        if self.nofile is not None:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (self.nofile, self.nofile))
+
     def command(self, *args):
         return [self.bin, "-d", self.root, "-f", self.conf_path] + list(args)
 
@@ -342,7 +350,7 @@ class Server:
             # (Apache's prefork does at shutdown) must not hit the test runner.
             self.proc = subprocess.Popen(self.command("-D", "FOREGROUND", *self.args),
                                          stdout=out, stderr=err, stdin=subprocess.DEVNULL,
-                                         start_new_session=True)
+                                         start_new_session=True, preexec_fn=self._limits)
         finally:
             out.close()
             err.close()
