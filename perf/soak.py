@@ -7,12 +7,13 @@ its maximum rate with a short closed-loop run of hd_loadgen; then loads it
 at --load (80%) of that rate for --duration (10 minutes), half the requests
 on keep-alive connections and half on a new connection each, over a mix of
 manual pages and the front page; sends a graceful restart (USR1) every
---restart-every seconds. It prints, per process, RSS and open descriptors
-(and how many are sockets) once the load is steady and just before it ends,
-and the growth of what must not grow: the master's RSS and descriptors, the
-children's mean RSS, and their descriptors other than client sockets; the
-errors the load generators saw; and the access log's lines against the
-requests completed.
+--restart-every seconds. It prints, per process, private RSS (RssAnon: the
+shared scoreboard's pages are no leak) and open descriptors
+(and how many are client sockets and served files, which the open-file cache
+keeps) at the same moment after the first and after the last restart, and
+the growth of what must not grow: the master's RSS and descriptors, the
+children's mean RSS, and their other descriptors; the errors the load
+generators saw; and the access log's lines against the requests completed.
 
 Exit status 0 when the run is clean (no error, log lines equal to requests,
 every growth under --max-growth percent), 1 when it is not, 2 when it could
@@ -75,22 +76,33 @@ def session_pids(sid):
     return sorted(pids)
 
 
+HTDOCS = os.path.join(REPO, "htdocs") + "/"
+
+
 def proc_figures(pid):
-    """(RSS KiB, descriptors, of which sockets) of one process, or None if it is gone."""
+    """Private RSS KiB (RssAnon) and descriptors by kind of one process, or None if
+    it is gone: sockets
+    (clients come and go with the load), served files (the open-file cache keeps
+    them by design), and the rest (logs, pipes, epoll sets, /proc files), which
+    must not pile up."""
     try:
         rss = 0
         with open("/proc/%d/status" % pid) as f:
             for line in f:
-                if line.startswith("VmRSS:"):
+                # private memory: the shared scoreboard's pages count in VmRSS as a
+                # process touches more of it, which is no leak
+                if line.startswith("RssAnon:"):
                     rss = int(line.split()[1])
-        fds = sockets = 0
+        fds = sockets = served = 0
         for fd in os.listdir("/proc/%d/fd" % pid):
             fds += 1
             try:
-                sockets += os.readlink("/proc/%d/fd/%s" % (pid, fd)).startswith("socket:")
+                target = os.readlink("/proc/%d/fd/%s" % (pid, fd))
             except OSError:
-                pass
-        return rss, fds, sockets
+                continue
+            sockets += target.startswith("socket:")
+            served += target.startswith(HTDOCS)
+        return rss, fds, sockets, served
     except OSError:
         return None
 
@@ -101,22 +113,22 @@ def snapshot(sid, master):
         fig = proc_figures(pid)
         if fig is not None:
             rows.append({"pid": pid, "role": "master" if pid == master else "child",
-                         "rss_kib": fig[0], "fds": fig[1], "sockets": fig[2]})
+                         "rss_kib": fig[0], "fds": fig[1], "sockets": fig[2],
+                         "served_files": fig[3]})
     return rows
 
 
 def leak_figures(rows):
     """What must not grow: the master's RSS and descriptors, the children's mean
-    RSS, and every process's descriptors other than sockets (client sockets come
-    and go with the load; files, pipes and epoll sets must not pile up)."""
+    RSS, and their mean count of descriptors other than sockets and served files."""
     master = [r for r in rows if r["role"] == "master"]
     kids = [r for r in rows if r["role"] == "child"]
     return {
         "master_rss_kib": master[0]["rss_kib"] if master else 0,
         "master_fds": master[0]["fds"] if master else 0,
         "child_mean_rss_kib": sum(r["rss_kib"] for r in kids) / len(kids) if kids else 0,
-        "non_socket_fds_per_child": (sum(r["fds"] - r["sockets"] for r in kids) / len(kids)
-                                     if kids else 0),
+        "other_fds_per_child": (sum(r["fds"] - r["sockets"] - r["served_files"] for r in kids)
+                                / len(kids) if kids else 0),
         "children": len(kids),
     }
 
@@ -237,25 +249,33 @@ def main():
                 loadgen(args, port, urls, args.duration, rate - rate // 2, False,
                         os.path.join(root, "soak-close.json"))]
         start = time.monotonic()
-        # the figures are taken under load: once it is steady, and just before it ends
-        first_at = start + min(20, args.duration / 4)
-        last_at = start + args.duration - 3
+        # The figures are taken under load, each the same time after a graceful
+        # restart (children of the same age, their caches as warm): after the
+        # first restart, and after the last one.
+        every = args.restart_every
+        restarts_at = [start + every * k for k in range(1, int(args.duration // every) + 1)
+                       if every * k + 0.7 * every < args.duration - 2]
+        if len(restarts_at) < 2:
+            print("soak: --duration must allow two restarts and %d s after the last"
+                  % int(0.7 * every), file=sys.stderr)
+            return 2
+        first_at = restarts_at[0] + 0.6 * every
+        last_at = restarts_at[-1] + 0.6 * every
         before = after = None
-        next_restart = start + args.restart_every
+        pending = list(restarts_at)
         while time.monotonic() < start + args.duration and all(g.poll() is None for g in gens):
             now = time.monotonic()
-            wake = min(next_restart, first_at if before is None else last_at)
-            time.sleep(min(1.0, max(0.0, wake - now)))
+            marks = pending[:1] + [first_at if before is None else last_at]
+            time.sleep(min(1.0, max(0.0, min(marks) - now)))
             now = time.monotonic()
-            if before is None and now >= first_at:
-                before = snapshot(server.pid, server.pid)
-            if after is None and now >= last_at:
-                after = snapshot(server.pid, server.pid)
-            # no restart close to a snapshot: its children would be half started
-            if now >= next_restart and now < last_at - 10 and abs(now - first_at) > 5:
+            if pending and now >= pending[0]:
                 os.kill(server.pid, signal.SIGUSR1)
                 result["restarts"] += 1
-                next_restart += args.restart_every
+                pending.pop(0)
+            if before is None and now >= first_at:
+                before = snapshot(server.pid, server.pid)
+            elif before is not None and after is None and now >= last_at:
+                after = snapshot(server.pid, server.pid)
         outs = [finish(g, args.duration + 60) for g in gens]
         if before is None or after is None:
             print("soak: the load stopped early: %s" % [o[1][-300:] for o in outs],
@@ -280,7 +300,7 @@ def main():
 
         lf0, lf1 = leak_figures(before), leak_figures(after)
         growth = {}
-        for k in ("master_rss_kib", "master_fds", "child_mean_rss_kib", "non_socket_fds_per_child"):
+        for k in ("master_rss_kib", "master_fds", "child_mean_rss_kib", "other_fds_per_child"):
             growth[k] = 100.0 * (lf1[k] - lf0[k]) / lf0[k] if lf0[k] else 0.0
         result.update(before=before, after=after, start=lf0, end=lf1,
                       growth_pct={k: round(v, 2) for k, v in growth.items()},
@@ -288,11 +308,13 @@ def main():
                       error_kinds=err_kinds, log_lines=lines,
                       loadgen_status=[o[0] for o in outs])
 
-        print("\n%-6s %8s %10s %6s %8s" % ("when", "pid", "RSS KiB", "fds", "sockets"))
+        print("\n%-6s %8s %10s %6s %8s %7s" % ("when", "pid", "anon KiB", "fds", "sockets",
+                                                 "served"))
         for label, rows in (("start", before), ("end", after)):
             for r in rows:
-                print("%-6s %8d %10d %6d %8d  %s" % (label, r["pid"], r["rss_kib"], r["fds"],
-                                                     r["sockets"], r["role"]))
+                print("%-6s %8d %10d %6d %8d %7d  %s" % (label, r["pid"], r["rss_kib"], r["fds"],
+                                                         r["sockets"], r["served_files"],
+                                                         r["role"]))
         print()
         for k, v in growth.items():
             print("%-26s %10.1f -> %10.1f  %+.2f%%" % (k, lf0[k], lf1[k], v))
