@@ -231,10 +231,7 @@ def main():
     root = tempfile.mkdtemp(prefix="hdhostile-")
     port = soak.free_port()
     conf = soak.write_conf(root, port, args.mpm)
-    defines = {"prefork": [], "worker": ["-D", "MPM_WORKER"], "event": ["-D", "MPM_EVENT"]}
-    server = subprocess.Popen([args.httpd, "-d", REPO, "-f", conf, "-D", "FOREGROUND"]
-                              + defines[args.mpm], stdout=subprocess.DEVNULL,
-                              stderr=subprocess.DEVNULL, start_new_session=True)
+    server = soak.start_server(args.httpd, conf, args.mpm)
     results = []
     ok = True
     try:
@@ -257,13 +254,7 @@ def main():
                      d["failures"] or ""), flush=True)
             ok = ok and d["failed"] == 0 and a["failed"] == 0
     finally:
-        if server.poll() is None:
-            os.kill(server.pid, signal.SIGTERM)
-            try:
-                server.wait(10)
-            except subprocess.TimeoutExpired:
-                os.kill(server.pid, signal.SIGKILL)
-                server.wait()
+        soak.stop_server(server)
         if args.json:
             with open(args.json, "w") as f:
                 json.dump({"mpm": args.mpm, "phases": results}, f, indent=1)

@@ -15,9 +15,13 @@ the growth of what must not grow: the master's RSS and descriptors, the
 children's mean RSS, and their other descriptors; the errors the load
 generators saw; and the access log's lines against the requests completed.
 
-Exit status 0 when the run is clean (no error, log lines equal to requests,
-every growth under --max-growth percent), 1 when it is not, 2 when it could
-not run. Standard library only; every wait is bounded.
+The two sets of figures are taken at the same moment after a restart (the
+third, after the master's memory has settled, and the last), so the children
+are of the same age. Exit status 0 when the run is clean (no error, log lines
+equal to requests, the master's private RSS and descriptors and the
+children's other descriptors grown by under --max-growth percent, the
+children's mean private RSS by under --child-tolerance), 1 when it is not, 2
+when it could not run. Standard library only; every wait is bounded.
 
 Usage: perf/soak.py [--mpm event] [--duration 600] [--load 0.8] [--restart-every 60]
                     [--httpd build/httpd] [--loadgen build/perf/hd_loadgen] [--json FILE]
@@ -156,6 +160,27 @@ def write_conf(root, port, mpm):
     return path
 
 
+MPM_DEFINES = {"prefork": [], "worker": ["-D", "MPM_WORKER"], "event": ["-D", "MPM_EVENT"]}
+
+
+def start_server(httpd, conf, mpm):
+    """The server in the foreground, in a session of its own (stopped by PID)."""
+    return subprocess.Popen([httpd, "-d", REPO, "-f", conf, "-D", "FOREGROUND"] + MPM_DEFINES[mpm],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+
+
+def stop_server(server):
+    """TERM, then KILL after 10 s."""
+    if server.poll() is None:
+        os.kill(server.pid, signal.SIGTERM)
+        try:
+            server.wait(10)
+        except subprocess.TimeoutExpired:
+            os.kill(server.pid, signal.SIGKILL)
+            server.wait()
+
+
 def url_file(root):
     paths = ["/index.html"]
     manual = os.path.join(REPO, "htdocs", "manual")
@@ -200,6 +225,10 @@ def main():
     ap.add_argument("--loadgen", default=os.path.join(REPO, "build", "perf", "hd_loadgen"))
     ap.add_argument("--max-growth", type=float, default=1.0,
                     help="largest growth of summed RSS and descriptors, percent (1)")
+    ap.add_argument("--child-tolerance", type=float, default=5.0,
+                    help="largest growth of the children's mean private RSS, percent (5): "
+                         "each child lives one restart interval, its figure varies with its "
+                         "share of the load")
     ap.add_argument("--json", help="write the figures here too")
     args = ap.parse_args()
     for path in (args.httpd, args.loadgen):
@@ -214,10 +243,7 @@ def main():
     port = free_port()
     conf = write_conf(root, port, args.mpm)
     urls = url_file(root)
-    defines = {"prefork": [], "worker": ["-D", "MPM_WORKER"], "event": ["-D", "MPM_EVENT"]}
-    server = subprocess.Popen([args.httpd, "-d", REPO, "-f", conf, "-D", "FOREGROUND"]
-                              + defines[args.mpm], stdout=subprocess.DEVNULL,
-                              stderr=subprocess.DEVNULL, start_new_session=True)
+    server = start_server(args.httpd, conf, args.mpm)
     result = {"mpm": args.mpm, "duration_s": args.duration, "restarts": 0}
     rc = 2
     try:
@@ -259,7 +285,8 @@ def main():
             print("soak: --duration must allow two restarts and %d s after the last"
                   % int(0.7 * every), file=sys.stderr)
             return 2
-        first_at = restarts_at[0] + 0.6 * every
+        # the master's private memory settles over its first few reloads (two pages here)
+        first_at = restarts_at[min(2, len(restarts_at) - 2)] + 0.6 * every
         last_at = restarts_at[-1] + 0.6 * every
         before = after = None
         pending = list(restarts_at)
@@ -322,19 +349,17 @@ def main():
                                                               err_kinds or ""))
         print("access log lines %d for %d completed requests; %d graceful restarts"
               % (lines, completed, result["restarts"]))
+        # a child lives a minute between restarts, so its figure is the load's
+        # share it happened to get, not an accumulation: judged more loosely
+        limits = {k: args.max_growth for k in growth}
+        limits["child_mean_rss_kib"] = max(args.max_growth, args.child_tolerance)
         clean = (errors == 0 and lines == completed and
-                 all(v < args.max_growth for v in growth.values()))
+                 all(growth[k] < limits[k] for k in growth))
         print("soak: %s" % ("clean" if clean else "NOT clean"))
         result["clean"] = clean
         rc = 0 if clean else 1
     finally:
-        if server.poll() is None:
-            os.kill(server.pid, signal.SIGTERM)
-            try:
-                server.wait(10)
-            except subprocess.TimeoutExpired:
-                os.kill(server.pid, signal.SIGKILL)
-                server.wait()
+        stop_server(server)
         if args.json:
             with open(args.json, "w") as f:
                 json.dump(result, f, indent=1)

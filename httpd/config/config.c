@@ -11,6 +11,7 @@
 #include "module.h"
 #include "pool.h"
 #include "regex.h"
+#include "strbuf.h"
 #include "sys.h"
 
 #include <ctype.h>
@@ -79,31 +80,6 @@ static bool fail(reader_t *rd, const char *file, unsigned line, const char *fmt,
 
 /* ---- lexing ---------------------------------------------------------- */
 
-typedef struct {
-    hd_pool_t *pool;
-    char *p;
-    size_t len, cap;
-} strbuf_t;
-
-static void sb_add(strbuf_t *b, const char *s, size_t n)
-{
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = (b->cap ? b->cap * 2 : 128);
-        while (cap < b->len + n + 1) {
-            cap *= 2;
-        }
-        char *np = hd_pnalloc(b->pool, cap);
-        if (b->len) {
-            memcpy(np, b->p, b->len);
-        }
-        b->p = np;
-        b->cap = cap;
-    }
-    memcpy(b->p + b->len, s, n);
-    b->len += n;
-    b->p[b->len] = '\0';
-}
-
 /*
  * The next logical line, trimmed, or NULL at the end. A backslash ending a
  * line joins the next one to it (a doubled backslash is a literal one), as
@@ -115,7 +91,7 @@ static char *next_line(reader_t *rd, source_t *src, unsigned *lineno)
     if (b[src->pos] == '\0') {
         return NULL;
     }
-    strbuf_t sb = {.pool = rd->temp};
+    hd_strbuf_t sb = {.pool = rd->temp};
     *lineno = src->line + 1;
     while (b[src->pos] != '\0') {
         const char *start = b + src->pos;
@@ -131,15 +107,15 @@ static char *next_line(reader_t *rd, source_t *src, unsigned *lineno)
             len--;
             more = !(len > 0 && start[len - 1] == '\\');
         }
-        sb_add(&sb, start, len);
+        hd_strbuf_add(&sb, start, len);
         if (!more) {
             break;
         }
     }
-    if (sb.p == NULL) {
-        sb_add(&sb, "", 0);
+    if (sb.buf == NULL) {
+        hd_strbuf_add(&sb, "", 0);
     }
-    char *line = sb.p;
+    char *line = sb.buf;
     while (isspace((unsigned char)*line)) {
         line++;
     }
@@ -163,16 +139,16 @@ static char *substitute(reader_t *rd, char *line)
     if (strstr(line, "${") == NULL) {
         return line;
     }
-    strbuf_t sb = {.pool = rd->temp};
+    hd_strbuf_t sb = {.pool = rd->temp};
     const char *p = line;
     for (;;) {
         const char *v = strstr(p, "${");
         const char *end = v ? strchr(v + 2, '}') : NULL;
         if (end == NULL) {
-            sb_add(&sb, p, strlen(p));
+            hd_strbuf_add(&sb, p, strlen(p));
             break;
         }
-        sb_add(&sb, p, (size_t)(v - p));
+        hd_strbuf_add(&sb, p, (size_t)(v - p));
         const char *name = v + 2;
         size_t n = (size_t)(end - name);
         const var_t *var = find_var(rd, name, n);
@@ -181,15 +157,15 @@ static char *substitute(reader_t *rd, char *line)
             val = getenv(hd_pstrndup(rd->temp, name, n));
         }
         if (val != NULL) {
-            sb_add(&sb, val, strlen(val));
+            hd_strbuf_add(&sb, val, strlen(val));
         } else {
             hd_log_error(HD_LOG_WARNING, "core", "Config variable ${%.*s} is not defined", (int)n,
                          name);
-            sb_add(&sb, v, (size_t)(end + 1 - v));
+            hd_strbuf_add(&sb, v, (size_t)(end + 1 - v));
         }
         p = end + 1;
     }
-    return sb.p;
+    return sb.buf;
 }
 
 /*
@@ -209,17 +185,17 @@ static char *next_word(hd_pool_t *p, const char **str)
     }
     if (*s == '"' || *s == '\'') {
         char q = *s++;
-        strbuf_t sb = {.pool = p};
-        sb_add(&sb, "", 0);
+        hd_strbuf_t sb = {.pool = p};
+        hd_strbuf_add(&sb, "", 0);
         while (*s != '\0' && *s != q) {
             if (s[0] == '\\' && s[1] == q) {
                 s++;
             }
-            sb_add(&sb, s, 1);
+            hd_strbuf_add(&sb, s, 1);
             s++;
         }
         *str = (*s == q) ? s + 1 : s;
-        return sb.p;
+        return sb.buf;
     }
     const char *e = s;
     while (*e != '\0' && !isspace((unsigned char)*e)) {
@@ -473,8 +449,8 @@ static char *load_file(hd_pool_t *p, const char *path)
     if (fd < 0) {
         return NULL;
     }
-    strbuf_t sb = {.pool = p};
-    sb_add(&sb, "", 0);
+    hd_strbuf_t sb = {.pool = p};
+    hd_strbuf_add(&sb, "", 0);
     char chunk[8192];
     for (;;) {
         ssize_t n = hd_read(fd, chunk, sizeof(chunk));
@@ -490,10 +466,10 @@ static char *load_file(hd_pool_t *p, const char *path)
         if (n == 0) {
             break;
         }
-        sb_add(&sb, chunk, (size_t)n);
+        hd_strbuf_add(&sb, chunk, (size_t)n);
     }
     hd_close(fd);
-    return sb.p;
+    return sb.buf;
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -763,8 +739,8 @@ static bool check_mpm(reader_t *rd)
     if (rd->s->mpm != NULL) {
         return true;
     }
-    strbuf_t sb = {.pool = rd->temp};
-    sb_add(&sb, "", 0);
+    hd_strbuf_t sb = {.pool = rd->temp};
+    hd_strbuf_add(&sb, "", 0);
     int n = 0, total = 0;
     for (int i = 0; i < hd_num_modules; i++) {
         total += hd_builtin_modules[i]->mpm != NULL;
@@ -777,9 +753,9 @@ static bool check_mpm(reader_t *rd)
         n++;
         const char *sep = n == 1 ? "" : n == total ? " or " : ", ";
         char *item = hd_psprintf(rd->temp, "%s%s_module", sep, m->name);
-        sb_add(&sb, item, strlen(item));
+        hd_strbuf_add(&sb, item, strlen(item));
     }
-    return fail(rd, rd->s->conf_file, 0, "No MPM loaded. Load one with LoadModule (%s).", sb.p);
+    return fail(rd, rd->s->conf_file, 0, "No MPM loaded. Load one with LoadModule (%s).", sb.buf);
 }
 
 static bool post_config(reader_t *rd)

@@ -17,6 +17,7 @@
 #include "path.h"
 #include "pool.h"
 #include "request.h"
+#include "strbuf.h"
 #include "response.h"
 #include "sys.h"
 #include "table.h"
@@ -177,33 +178,6 @@ static int dir_handler(hd_request_t *r)
     return 403;
 }
 
-/* A growable string in the request pool for the listing's HTML. */
-typedef struct {
-    hd_pool_t *pool;
-    char *buf;
-    size_t len, cap;
-} strbuf_t;
-
-static void sb_add(strbuf_t *sb, const char *s)
-{
-    size_t n = strlen(s);
-
-    if (sb->len + n + 1 > sb->cap) {
-        size_t cap = sb->cap ? sb->cap : 4096;
-        while (cap < sb->len + n + 1) {
-            cap *= 2;
-        }
-        char *buf = hd_pnalloc(sb->pool, cap);
-        if (sb->len > 0) {
-            memcpy(buf, sb->buf, sb->len);
-        }
-        sb->buf = buf;
-        sb->cap = cap;
-    }
-    memcpy(sb->buf + sb->len, s, n + 1);
-    sb->len += n;
-}
-
 typedef struct {
     const char *name;
     struct stat st;
@@ -249,7 +223,7 @@ static const char *entry_href(hd_pool_t *p, const char *name, bool is_dir)
 int hd_dir_listing(hd_request_t *r)
 {
     hd_array_t *entries = hd_array_create(r->pool, 32, sizeof(entry_t));
-    strbuf_t sb = {.pool = r->pool};
+    hd_strbuf_t sb = {.pool = r->pool};
     struct dirent *de;
     char *title;
     size_t tlen;
@@ -287,14 +261,14 @@ int hd_dir_listing(hd_request_t *r)
     while (tlen > 1 && title[tlen - 1] == '/') {
         title[--tlen] = '\0';
     }
-    sb_add(&sb, "<!DOCTYPE html>\n<html>\n<head>\n<meta charset=\"utf-8\">\n<title>Index of ");
-    sb_add(&sb, title);
-    sb_add(&sb, "</title>\n</head>\n<body>\n<h1>Index of ");
-    sb_add(&sb, title);
-    sb_add(&sb, "</h1>\n<table>\n<tr><th>Name</th><th>Last modified</th><th>Size</th></tr>\n"
+    hd_strbuf_addstr(&sb, "<!DOCTYPE html>\n<html>\n<head>\n<meta charset=\"utf-8\">\n<title>Index of ");
+    hd_strbuf_addstr(&sb, title);
+    hd_strbuf_addstr(&sb, "</title>\n</head>\n<body>\n<h1>Index of ");
+    hd_strbuf_addstr(&sb, title);
+    hd_strbuf_addstr(&sb, "</h1>\n<table>\n<tr><th>Name</th><th>Last modified</th><th>Size</th></tr>\n"
                 "<tr><th colspan=\"3\"><hr></th></tr>\n");
     if (strcmp(r->uri, "/") != 0) {
-        sb_add(&sb, "<tr><td><a href=\"../\">Parent Directory</a></td><td>&nbsp;</td>"
+        hd_strbuf_addstr(&sb, "<tr><td><a href=\"../\">Parent Directory</a></td><td>&nbsp;</td>"
                     "<td align=\"right\">-</td></tr>\n");
     }
     for (size_t i = 0; i < entries->nelts; i++) {
@@ -310,13 +284,13 @@ int hd_dir_listing(hd_request_t *r)
         } else {
             format_size(size, sizeof(size), e->st.st_size);
         }
-        sb_add(&sb, hd_psprintf(r->pool,
+        hd_strbuf_addstr(&sb, hd_psprintf(r->pool,
                                 "<tr><td><a href=\"%s\">%s%s</a></td><td align=\"right\">%s"
                                 "</td><td align=\"right\">%s</td></tr>\n",
                                 entry_href(r->pool, e->name, is_dir),
                                 hd_escape_html(r->pool, e->name), is_dir ? "/" : "", when, size));
     }
-    sb_add(&sb, "<tr><th colspan=\"3\"><hr></th></tr>\n</table>\n</body>\n</html>\n");
+    hd_strbuf_addstr(&sb, "<tr><th colspan=\"3\"><hr></th></tr>\n</table>\n</body>\n</html>\n");
 
     r->status = 200;
     r->content_type = "text/html;charset=UTF-8";

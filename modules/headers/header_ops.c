@@ -7,36 +7,11 @@
 
 #include "pool.h"
 #include "regex.h"
+#include "strbuf.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
-
-/* A growable string in a pool; len counts what was added even past a cap. */
-typedef struct {
-    hd_pool_t *pool;
-    char *buf;
-    size_t len, cap;
-} sbuf_t;
-
-static void sb_add(sbuf_t *sb, const char *s, size_t n)
-{
-    if (sb->len + n + 1 > sb->cap) {
-        size_t cap = sb->cap ? sb->cap * 2 : 128;
-        while (cap < sb->len + n + 1) {
-            cap *= 2;
-        }
-        char *buf = hd_pnalloc(sb->pool, cap);
-        if (sb->len > 0) {
-            memcpy(buf, sb->buf, sb->len);
-        }
-        sb->buf = buf;
-        sb->cap = cap;
-    }
-    memcpy(sb->buf + sb->len, s, n);
-    sb->len += n;
-    sb->buf[sb->len] = '\0';
-}
 
 /* ---- value formats --------------------------------------------------- */
 
@@ -44,9 +19,9 @@ static void sb_add(sbuf_t *sb, const char *s, size_t n)
 static const char *parse_text(hd_pool_t *p, const char **sp, hd_hfmt_part_t *part)
 {
     const char *s = *sp;
-    sbuf_t sb = {.pool = p};
+    hd_strbuf_t sb = {.pool = p};
 
-    sb_add(&sb, "", 0);
+    hd_strbuf_add(&sb, "", 0);
     while (*s != '\0' && *s != '%') {
         char c = *s++;
         if (c == '\\') {
@@ -74,7 +49,7 @@ static const char *parse_text(hd_pool_t *p, const char **sp, hd_hfmt_part_t *par
         if (c == '\r' || c == '\n') {
             return "a header value may not contain a line break (CR or LF)";
         }
-        sb_add(&sb, &c, 1);
+        hd_strbuf_add(&sb, &c, 1);
     }
     part->kind = HD_HFMT_TEXT;
     part->text = sb.buf;
@@ -131,9 +106,9 @@ const char *hd_headers_parse_format(hd_pool_t *p, const char *s, hd_hfmt_t *out)
 {
     hd_array_t *parts = hd_array_create(p, 4, sizeof(hd_hfmt_part_t));
     bool constant = true;
-    sbuf_t all = {.pool = p};
+    hd_strbuf_t all = {.pool = p};
 
-    sb_add(&all, "", 0);
+    hd_strbuf_add(&all, "", 0);
     while (*s != '\0') {
         hd_hfmt_part_t *part = hd_array_push(parts);
         const char *err = *s == '%' ? parse_spec(p, &s, part) : parse_text(p, &s, part);
@@ -141,7 +116,7 @@ const char *hd_headers_parse_format(hd_pool_t *p, const char *s, hd_hfmt_t *out)
             return err;
         }
         if (part->kind == HD_HFMT_TEXT) {
-            sb_add(&all, part->text, part->len);
+            hd_strbuf_add(&all, part->text, part->len);
         } else {
             constant = false;
         }
@@ -155,12 +130,12 @@ const char *hd_headers_parse_format(hd_pool_t *p, const char *s, hd_hfmt_t *out)
 const char *hd_headers_format(hd_pool_t *p, const hd_hfmt_t *f, int64_t start_us,
                               int64_t elapsed_us)
 {
-    sbuf_t sb = {.pool = p};
+    hd_strbuf_t sb = {.pool = p};
 
     if (f->constant != NULL) {
         return f->constant;
     }
-    sb_add(&sb, "", 0);
+    hd_strbuf_add(&sb, "", 0);
     for (int i = 0; i < f->nparts; i++) {
         const hd_hfmt_part_t *part = &f->parts[i];
         char num[32];
@@ -168,15 +143,15 @@ const char *hd_headers_format(hd_pool_t *p, const hd_hfmt_t *f, int64_t start_us
 
         switch (part->kind) {
         case HD_HFMT_TEXT:
-            sb_add(&sb, part->text, part->len);
+            hd_strbuf_add(&sb, part->text, part->len);
             break;
         case HD_HFMT_TIME:
             n = snprintf(num, sizeof(num), "t=%" PRId64, start_us);
-            sb_add(&sb, num, (size_t)n);
+            hd_strbuf_add(&sb, num, (size_t)n);
             break;
         case HD_HFMT_DURATION:
             n = snprintf(num, sizeof(num), "D=%" PRId64, elapsed_us);
-            sb_add(&sb, num, (size_t)n);
+            hd_strbuf_add(&sb, num, (size_t)n);
             break;
         }
     }
@@ -224,7 +199,7 @@ bool hd_headers_token_listed(const char *list, const char *token)
 const char *hd_headers_edit(hd_pool_t *p, const hd_regex_t *re, const char *tmpl, const char *value,
                             bool all)
 {
-    sbuf_t sb = {.pool = p};
+    hd_strbuf_t sb = {.pool = p};
     const char *s = value;
     bool changed = false;
 
@@ -237,8 +212,8 @@ const char *hd_headers_edit(hd_pool_t *p, const hd_regex_t *re, const char *tmpl
         if (sub == NULL) {
             return NULL;
         }
-        sb_add(&sb, s, (size_t)m[0].so);
-        sb_add(&sb, sub, strlen(sub));
+        hd_strbuf_add(&sb, s, (size_t)m[0].so);
+        hd_strbuf_add(&sb, sub, strlen(sub));
         changed = true;
         if (sb.len > HD_REGEX_SUBST_MAX) {
             return NULL;
@@ -252,14 +227,14 @@ const char *hd_headers_edit(hd_pool_t *p, const hd_regex_t *re, const char *tmpl
             if (*s == '\0') {
                 break;
             }
-            sb_add(&sb, s, 1);
+            hd_strbuf_add(&sb, s, 1);
             s++;
         }
     }
     if (!changed) {
         return value;
     }
-    sb_add(&sb, s, strlen(s));
+    hd_strbuf_add(&sb, s, strlen(s));
     if (sb.len > HD_REGEX_SUBST_MAX) {
         return NULL;
     }
