@@ -112,6 +112,8 @@ static bool list_has_token(const char *v, const char *token)
  */
 static bool host_valid(const char *h)
 {
+    /* reg-name's characters but '%': ALPHA DIGIT - . _ ~ ! $ & ' ( ) * + , ; = */
+    static const uint64_t reg_name[4] = {0x2bff7fd200000000ull, 0x47fffffe87fffffeull, 0, 0};
     const char *p = h;
 
     if (*p == '[') {
@@ -134,7 +136,7 @@ static bool host_valid(const char *h)
                     return false;
                 }
                 p += 2;
-            } else if (!isalnum(c) && strchr("-._~!$&'()*+,;=", c) == NULL) {
+            } else if (!((reg_name[c >> 6] >> (c & 63)) & 1)) {
                 return false;
             }
         }
