@@ -113,7 +113,10 @@ static bool list_has_token(const char *v, const char *token)
 static bool host_valid(const char *h)
 {
     /* reg-name's characters but '%': ALPHA DIGIT - . _ ~ ! $ & ' ( ) * + , ; = */
-    static const uint64_t reg_name[4] = {0x2bff7fd200000000ull, 0x47fffffe87fffffeull, 0, 0};
+    static const unsigned char reg_name[256] = {
+        ['a' ... 'z'] = 1, ['A' ... 'Z'] = 1, ['0' ... '9'] = 1, ['-'] = 1, ['.'] = 1,
+        ['_'] = 1, ['~'] = 1, ['!'] = 1, ['$'] = 1, ['&'] = 1, ['\''] = 1, ['('] = 1,
+        [')'] = 1, ['*'] = 1, ['+'] = 1, [','] = 1, [';'] = 1, ['='] = 1};
     const char *p = h;
 
     if (*p == '[') {
@@ -136,7 +139,7 @@ static bool host_valid(const char *h)
                     return false;
                 }
                 p += 2;
-            } else if (!((reg_name[c >> 6] >> (c & 63)) & 1)) {
+            } else if (!reg_name[c]) {
                 return false;
             }
         }
